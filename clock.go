@@ -1,0 +1,153 @@
+package fifoq
+
+import (
+	"container/heap"
+	"sync"
+	"time"
+)
+
+// A Clock is a queue's only source of time. The default is the real clock, which also serves inside a
+// testing/synctest bubble, where time is virtual. [ManualClock] is a clock driven by hand.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f, in its own goroutine or in the goroutine that advances the clock, once d has passed,
+	// unless the returned Timer is stopped first. A queue uses it only to end a long poll.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// A Timer is a pending AfterFunc call; *time.Timer is one.
+type Timer interface {
+	// Stop prevents the call from happening; it reports whether it did.
+	Stop() bool
+}
+
+// realClock reads the time package.
+type realClock struct{}
+
+func (realClock) Now() time.Time                            { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// A ManualClock is a Clock that moves only when told to, for tests and examples. It is safe for concurrent
+// use. Create one with [NewManualClock].
+type ManualClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	timers  manualTimers
+	seq     uint64
+	changed chan struct{} // closed and replaced whenever a timer is added
+}
+
+// NewManualClock returns a clock that reads start until it is advanced.
+func NewManualClock(start time.Time) *ManualClock {
+	return &ManualClock{now: start, changed: make(chan struct{})}
+}
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// AfterFunc arranges for f to be called by the Advance that moves the clock d or more past now.
+func (c *ManualClock) AfterFunc(d time.Duration, f func()) Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	t := &manualTimer{clock: c, at: c.now.Add(d), seq: c.seq, f: f}
+	heap.Push(&c.timers, t)
+	close(c.changed)
+	c.changed = make(chan struct{})
+	return t
+}
+
+// Advance moves the clock forward by d. Timers that come due fire in order of their deadline, each with the
+// clock reading its deadline, in the goroutine that calls Advance.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	end := c.now.Add(d)
+	for len(c.timers) > 0 && !c.timers[0].at.After(end) {
+		t := heap.Pop(&c.timers).(*manualTimer)
+		if t.at.After(c.now) {
+			c.now = t.at
+		}
+		c.mu.Unlock()
+		t.f()
+		c.mu.Lock()
+	}
+	if end.After(c.now) {
+		c.now = end
+	}
+	c.mu.Unlock()
+}
+
+// Timers returns the number of pending timers: how many long polls wait on this clock.
+func (c *ManualClock) Timers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
+// WaitTimers blocks until at least n timers are pending, so a test can advance the clock knowing that a
+// long poll started in another goroutine is waiting.
+func (c *ManualClock) WaitTimers(n int) {
+	for {
+		c.mu.Lock()
+		if len(c.timers) >= n {
+			c.mu.Unlock()
+			return
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		<-ch
+	}
+}
+
+type manualTimer struct {
+	clock *ManualClock
+	at    time.Time
+	seq   uint64
+	f     func()
+	index int // in clock.timers; -1 once fired or stopped
+}
+
+// Stop removes the timer; it reports whether the timer was still pending.
+func (t *manualTimer) Stop() bool {
+	c := t.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.index < 0 {
+		return false
+	}
+	heap.Remove(&c.timers, t.index)
+	return true
+}
+
+// manualTimers is a heap of timers by deadline, then creation order.
+type manualTimers []*manualTimer
+
+func (h manualTimers) Len() int { return len(h) }
+func (h manualTimers) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h manualTimers) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *manualTimers) Push(x any) {
+	t := x.(*manualTimer)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *manualTimers) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.index = -1
+	return t
+}

@@ -1,0 +1,230 @@
+package fifoq
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"strconv"
+	"time"
+)
+
+// Message is what a producer sends.
+type Message struct {
+	// Body is 1 character or more of the characters SQS allows (spec 7.1.1).
+	Body string
+	// GroupID is the message group: required on FIFO queues, where messages of one group are delivered in
+	// send order; accepted on standard queues (fair queues), where it has no effect on order.
+	GroupID string
+	// DeduplicationID suppresses a second message with the same id for 5 minutes. FIFO only; required
+	// unless the queue has content-based deduplication.
+	DeduplicationID string
+	// Delay is the message timer of a standard queue, 0..15 minutes; 0 means the queue's delay. FIFO queues
+	// reject a delay above 0.
+	Delay time.Duration
+	// Attributes are at most 10 message attributes. They count toward the message size.
+	Attributes map[string]Attribute
+}
+
+// Attribute is a message attribute value.
+type Attribute struct {
+	DataType    string // "String", "Number" or "Binary", optionally with a ".custom" suffix
+	StringValue string // the value of a String or Number attribute
+	BinaryValue []byte // the value of a Binary attribute
+}
+
+// SendResult is what a send tells the producer.
+type SendResult struct {
+	MessageID      string
+	SequenceNumber string // FIFO only: decimal, 20 digits, increasing within a group
+	Duplicate      bool   // the send was accepted but suppressed by deduplication (MessageID is the original's)
+}
+
+// Delivery is one received message.
+type Delivery struct {
+	Message                 // as sent
+	MessageID        string // the id Send returned
+	ReceiptHandle    string // names this receive; Delete and ChangeVisibility take it
+	SequenceNumber   string // FIFO only
+	ReceiveCount     int    // ApproximateReceiveCount, this receive included
+	SentAt           time.Time
+	FirstReceivedAt  time.Time
+	DeadLetterSource string // name of the queue it was moved from, in a dead-letter queue
+}
+
+// msgState is where a stored message is in its life.
+type msgState uint8
+
+const (
+	stateVisible  msgState = iota + 1 // can be received (on FIFO, maybe behind an in-flight message of its group)
+	stateInFlight                     // received, invisible until dueAt
+	stateDelayed                      // sent with a delay, invisible until dueAt
+)
+
+// tick is a point in time as an offset from the queue's epoch: small, and cheap to compare.
+type tick = time.Duration
+
+// message is a stored message. It sits in the queue's send-order list, and either in its group (FIFO) or,
+// while visible, in a ready list (standard).
+type message struct {
+	seq   uint64  // queue-wide send order; the FIFO sequence number and the receipt handle's message key
+	ids   string  // MessageID, then on FIFO queues the 20-digit sequence number: one allocation for both
+	group *group  // FIFO only
+	msg   Message // as sent, attributes copied
+
+	size         int32
+	slot         int32 // index in Queue.slots
+	dueIdx       int32 // index in the due heap; -1 when absent
+	receiveCount int32
+	state        msgState
+	ready        uint8 // standard queues: which ready list holds it (readyNone, readyFresh, readyRetry)
+	changed      bool  // the visibility of the current receipt was changed (receive attempt ids)
+
+	receipt         uint64 // serial of the current receipt; 0 before the first receive
+	sentAt          tick
+	expiresAt       tick // end of retention
+	firstReceivedAt tick
+	receivedAt      tick // the current receipt's receive, for the 12-hour cap
+	dueAt           tick // in flight or delayed: when it becomes visible
+
+	sendLinks  links // Queue.all, in send order
+	queueLinks links // its group's list (FIFO) or a ready list (standard)
+}
+
+func (m *message) id() string { return m.ids[:uuidLen] }
+
+func (m *message) sequenceNumber() string { return m.ids[uuidLen:] }
+
+type links struct{ prev, next *message }
+
+// linkKind names which links of a message a list uses.
+type linkKind uint8
+
+const (
+	bySend linkKind = iota
+	byQueue
+)
+
+func (m *message) links(k linkKind) *links {
+	if k == bySend {
+		return &m.sendLinks
+	}
+	return &m.queueLinks
+}
+
+// msgList is an intrusive doubly linked list of messages: O(1) to append and to remove any member.
+type msgList struct {
+	head, tail *message
+	len        int
+	kind       linkKind
+}
+
+func (l *msgList) pushBack(m *message) {
+	ln := m.links(l.kind)
+	ln.prev, ln.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.links(l.kind).next = m
+	} else {
+		l.head = m
+	}
+	l.tail = m
+	l.len++
+}
+
+func (l *msgList) remove(m *message) {
+	ln := m.links(l.kind)
+	if ln.prev != nil {
+		ln.prev.links(l.kind).next = ln.next
+	} else {
+		l.head = ln.next
+	}
+	if ln.next != nil {
+		ln.next.links(l.kind).prev = ln.prev
+	} else {
+		l.tail = ln.prev
+	}
+	ln.prev, ln.next = nil, nil
+	l.len--
+}
+
+func next(m *message, k linkKind) *message { return m.links(k).next }
+
+const (
+	uuidLen   = 36
+	seqDigits = 20
+)
+
+// appendIDs appends the MessageID of message seq, UUID-shaped (version 8, the custom layout): 8 bytes of the
+// queue's random nonce, then seq scrambled by a bijection of 62 bits, so ids are unique per queue and look
+// random. On FIFO queues the 20-digit sequence number follows.
+func (q *Queue) appendIDs(b []byte, seq uint64) []byte {
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], q.idNonce)
+	raw[6] = raw[6]&0x0f | 0x80 // version 8
+	const mask62 = 1<<62 - 1
+	x := seq * 0x9E3779B97F4A7C15 & mask62
+	x ^= x >> 29
+	binary.BigEndian.PutUint64(raw[8:], x)
+	raw[8] |= 0x80 // variant 10, in the two bits x leaves free
+	var hx [32]byte
+	hex.Encode(hx[:], raw[:])
+	b = append(b, hx[0:8]...)
+	b = append(b, '-')
+	b = append(b, hx[8:12]...)
+	b = append(b, '-')
+	b = append(b, hx[12:16]...)
+	b = append(b, '-')
+	b = append(b, hx[16:20]...)
+	b = append(b, '-')
+	b = append(b, hx[20:32]...)
+	if q.fifo {
+		var num [seqDigits]byte
+		digits := strconv.AppendUint(num[:0], seq, 10)
+		for range seqDigits - len(digits) {
+			b = append(b, '0')
+		}
+		b = append(b, digits...)
+	}
+	return b
+}
+
+// idsFor returns the ids string of message seq.
+func (q *Queue) idsFor(seq uint64) string {
+	var buf [uuidLen + seqDigits]byte
+	return string(q.appendIDs(buf[:0], seq))
+}
+
+// MessageState is where a message is in its life, as [Queue.Messages] shows it.
+type MessageState uint8
+
+const (
+	// Visible messages can be received; on a FIFO queue maybe only once an earlier message of their group
+	// is deleted.
+	Visible MessageState = MessageState(stateVisible)
+	// InFlight messages were received and are invisible until their visibility timeout ends.
+	InFlight MessageState = MessageState(stateInFlight)
+	// Delayed messages were sent with a delay that has not ended.
+	Delayed MessageState = MessageState(stateDelayed)
+)
+
+func (s MessageState) String() string {
+	switch s {
+	case Visible:
+		return "visible"
+	case InFlight:
+		return "in flight"
+	case Delayed:
+		return "delayed"
+	}
+	return "MessageState(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Snapshot is a look at one stored message, from [Queue.Messages].
+type Snapshot struct {
+	Message
+	MessageID       string
+	SequenceNumber  string // FIFO only
+	State           MessageState
+	ReceiveCount    int
+	SentAt          time.Time
+	FirstReceivedAt time.Time // zero before the first receive
+	VisibleAt       time.Time // when an in-flight or delayed message becomes visible; zero for visible ones
+}

@@ -1,0 +1,560 @@
+package fifoq
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Queue is an in-process queue with the semantics of Amazon SQS: a FIFO queue when its name ends in ".fifo",
+// a standard queue otherwise. A Queue is safe for concurrent use by multiple goroutines. Use [New]; the zero
+// Queue is not usable.
+//
+// A Queue starts no goroutines. Each call first applies whatever has come due by the queue's clock (visibility
+// timeouts and delays ending, deduplication ids and messages passing their retention), then does its work.
+type Queue struct {
+	name    string
+	fifo    bool
+	cfg     config
+	epoch   time.Time // tick 0
+	tag     uint32    // in every receipt handle, so a handle of another queue is refused
+	idNonce uint64    // the first half of every MessageID
+
+	// mu guards the fields below.
+	mu          sync.Mutex
+	lastNow     tick
+	nextSeq     uint64
+	nextReceipt uint64
+	slots       []*message // receipt handle lookup: slots[m.slot] == m; nil entries are free
+	freeSlots   []int32
+	all         msgList  // every stored message, in send order: retention comes due from its front
+	groups      groupSet // FIFO
+	fresh       msgList  // standard: visible messages never received, in send order
+	retry       msgList  // standard: visible messages received before, served first
+	due         dueIndex // in-flight and delayed messages by the time they become visible
+	dedup       dedupWindow
+	attempts    attemptWindow
+	stats       Stats
+	purgedAt    tick
+	purged      bool
+	waiters     waitList
+}
+
+// Stats are a queue's message counts. fifoq counts exactly; SQS calls them approximate.
+type Stats struct {
+	Visible  int // ApproximateNumberOfMessages (FIFO: includes messages waiting behind an in-flight message)
+	InFlight int // ApproximateNumberOfMessagesNotVisible
+	Delayed  int // ApproximateNumberOfMessagesDelayed
+}
+
+// config holds a queue's attributes.
+type config struct {
+	visibility   time.Duration
+	delay        time.Duration
+	retention    time.Duration
+	maxSize      int
+	waitTime     time.Duration
+	contentDedup bool
+	scope        DeduplicationScope
+	fifoOnly     []string // FIFO-only options given, for the error on a standard queue
+	clock        Clock
+}
+
+// An Option sets a queue attribute at [New].
+type Option func(*config)
+
+// WithVisibilityTimeout sets how long a received message stays invisible: 0..12h, default 30s.
+func WithVisibilityTimeout(d time.Duration) Option { return func(c *config) { c.visibility = d } }
+
+// WithDelay sets the queue delay, how long a new message stays invisible: 0..15m, default 0.
+func WithDelay(d time.Duration) Option { return func(c *config) { c.delay = d } }
+
+// WithRetention sets how long a message is kept: 1m..14 days, default 4 days.
+func WithRetention(d time.Duration) Option { return func(c *config) { c.retention = d } }
+
+// WithMaxMessageSize sets the largest message, body plus attributes, in bytes: 1 KiB..1 MiB, default 1 MiB.
+func WithMaxMessageSize(n int) Option { return func(c *config) { c.maxSize = n } }
+
+// WithReceiveWaitTime sets the long-poll wait of a receive that does not give one: 0..20s, default 0.
+func WithReceiveWaitTime(d time.Duration) Option { return func(c *config) { c.waitTime = d } }
+
+// WithContentBasedDeduplication makes a FIFO queue deduplicate a message without a DeduplicationID by the
+// SHA-256 of its body.
+func WithContentBasedDeduplication() Option {
+	return func(c *config) {
+		c.contentDedup = true
+		c.fifoOnly = append(c.fifoOnly, "ContentBasedDeduplication")
+	}
+}
+
+// WithDeduplicationScope sets where a FIFO queue deduplicates: DeduplicationScopeQueue (the default) or
+// DeduplicationScopeMessageGroup.
+func WithDeduplicationScope(s DeduplicationScope) Option {
+	return func(c *config) {
+		c.scope = s
+		c.fifoOnly = append(c.fifoOnly, "DeduplicationScope")
+	}
+}
+
+// WithClock sets the queue's clock; the default is the real clock, which is also the virtual clock inside a
+// testing/synctest bubble.
+func WithClock(clk Clock) Option { return func(c *config) { c.clock = clk } }
+
+// New creates a queue. A name ending in ".fifo" makes a FIFO queue, any other name a standard queue. Names
+// are 1..80 characters of [A-Za-z0-9_-], ".fifo" included. Options out of range return
+// ErrInvalidQueueAttribute; FIFO-only options on a standard queue return ErrFIFOOnly.
+func New(name string, opts ...Option) (*Queue, error) {
+	if err := validateQueueName(name); err != nil {
+		return nil, err
+	}
+	cfg := config{
+		visibility: 30 * time.Second,
+		retention:  4 * 24 * time.Hour,
+		maxSize:    maxMessageSize,
+		scope:      DeduplicationScopeQueue,
+		clock:      realClock{},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	fifo := strings.HasSuffix(name, ".fifo")
+	if err := cfg.validate(fifo); err != nil {
+		return nil, err
+	}
+	q := &Queue{
+		name:     name,
+		fifo:     fifo,
+		cfg:      cfg,
+		epoch:    cfg.clock.Now(),
+		tag:      rand.Uint32(),
+		idNonce:  rand.Uint64(),
+		all:      msgList{kind: bySend},
+		fresh:    msgList{kind: byQueue},
+		retry:    msgList{kind: byQueue},
+		dedup:    newDedupWindow(),
+		attempts: newAttemptWindow(),
+	}
+	if fifo {
+		q.groups = newGroupSet()
+	}
+	return q, nil
+}
+
+func (c *config) validate(fifo bool) error {
+	inRange := func(name string, d, lo, hi time.Duration) error {
+		if d < lo || d > hi {
+			return reject(ErrInvalidQueueAttribute, "%s %v, want %v..%v", name, d, lo, hi)
+		}
+		return nil
+	}
+	switch {
+	case !fifo && len(c.fifoOnly) > 0:
+		return reject(ErrFIFOOnly, "unknown attribute %s on standard queue", c.fifoOnly[0])
+	case c.scope != DeduplicationScopeQueue && c.scope != DeduplicationScopeMessageGroup:
+		return reject(ErrInvalidQueueAttribute, "deduplication scope %d", c.scope)
+	case c.maxSize < minMessageSize || c.maxSize > maxMessageSize:
+		return reject(ErrInvalidQueueAttribute, "maximum message size %d, want %d..%d", c.maxSize, minMessageSize, maxMessageSize)
+	case c.clock == nil:
+		return reject(ErrInvalidQueueAttribute, "nil clock")
+	}
+	if err := inRange("visibility timeout", c.visibility, 0, maxVisibilityTimeout); err != nil {
+		return err
+	}
+	if err := inRange("delay", c.delay, 0, maxDelay); err != nil {
+		return err
+	}
+	if err := inRange("retention", c.retention, minRetention, maxRetention); err != nil {
+		return err
+	}
+	return inRange("receive wait time", c.waitTime, 0, maxWaitTime)
+}
+
+// Name returns the queue's name.
+func (q *Queue) Name() string { return q.name }
+
+// FIFO reports whether q is a FIFO queue.
+func (q *Queue) FIFO() bool { return q.fifo }
+
+// lock takes mu and applies everything that has come due; it returns the time.
+func (q *Queue) lock() tick {
+	q.mu.Lock()
+	now := max(q.cfg.clock.Now().Sub(q.epoch), q.lastNow) // a clock that steps back does not move the queue back
+	q.lastNow = now
+	q.catchUpLocked(now)
+	return now
+}
+
+// unlock hands visible messages to a waiting long poll, then releases mu.
+func (q *Queue) unlock() {
+	if q.waiters.len() > 0 && q.hasVisibleLocked() {
+		q.waiters.signal()
+	}
+	q.mu.Unlock()
+}
+
+func (q *Queue) hasVisibleLocked() bool {
+	if q.fifo {
+		return q.groups.hasAvailable()
+	}
+	return q.fresh.len+q.retry.len > 0
+}
+
+func (q *Queue) time(t tick) time.Time { return q.epoch.Add(t) }
+
+// catchUpLocked applies everything due at now, each in O(log n): visibility timeouts and delays ending,
+// messages passing their retention (spec 5.2, in flight or not), deduplication ids and receive attempt ids
+// passing their 5 minutes.
+func (q *Queue) catchUpLocked(now tick) {
+	for m := q.due.peek(); m != nil && m.dueAt <= now; m = q.due.peek() {
+		q.due.pop()
+		q.makeVisibleLocked(m)
+	}
+	for m := q.all.head; m != nil && m.expiresAt <= now; m = q.all.head {
+		q.removeLocked(m)
+	}
+	if q.fifo {
+		q.dedup.expire(now)
+		q.attempts.expire(now)
+	}
+}
+
+// setStateLocked moves m to state s, keeping the counts exact.
+func (q *Queue) setStateLocked(m *message, s msgState) {
+	q.countLocked(m.state, -1)
+	m.state = s
+	q.countLocked(s, 1)
+}
+
+func (q *Queue) countLocked(s msgState, d int) {
+	switch s {
+	case stateVisible:
+		q.stats.Visible += d
+	case stateInFlight:
+		q.stats.InFlight += d
+	case stateDelayed:
+		q.stats.Delayed += d
+	}
+}
+
+// Ready lists of a standard queue.
+const (
+	readyNone uint8 = iota
+	readyFresh
+	readyRetry
+)
+
+// makeVisibleLocked ends m's delay or visibility timeout. On a FIFO queue it becomes its group's head again
+// if it was (2.11); on a standard queue a message received before goes to the retry list, served first.
+func (q *Queue) makeVisibleLocked(m *message) {
+	was := m.state
+	q.setStateLocked(m, stateVisible)
+	switch {
+	case q.fifo:
+		q.groups.update(m.group)
+	case was == stateInFlight:
+		q.retry.pushBack(m)
+		m.ready = readyRetry
+	default:
+		q.fresh.pushBack(m)
+		m.ready = readyFresh
+	}
+}
+
+// removeLocked deletes m from every structure that holds it.
+func (q *Queue) removeLocked(m *message) {
+	q.slots[m.slot] = nil
+	q.freeSlots = append(q.freeSlots, m.slot)
+	q.all.remove(m)
+	if m.dueIdx >= 0 {
+		q.due.remove(m)
+	}
+	switch {
+	case q.fifo:
+		q.groups.remove(m)
+	case m.ready == readyFresh:
+		q.fresh.remove(m)
+	case m.ready == readyRetry:
+		q.retry.remove(m)
+	}
+	m.ready = readyNone
+	q.countLocked(m.state, -1)
+	m.state = 0
+}
+
+// Send sends one message. On a FIFO queue a message whose deduplication id was accepted in the last 5
+// minutes is accepted but not stored: the result has Duplicate set and the original's MessageID and
+// SequenceNumber. Invalid messages return a sentinel error and change nothing.
+func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
+	if err := ctx.Err(); err != nil {
+		return SendResult{}, err
+	}
+	size, err := q.validateMessage(&m)
+	if err == nil {
+		err = q.requireFIFOIDs(&m)
+	}
+	if err != nil {
+		return SendResult{}, err
+	}
+	var key string
+	if q.fifo {
+		key = q.dedupKey(&m)
+	}
+	now := q.lock()
+	r := q.sendLocked(now, &m, size, key)
+	q.unlock()
+	return r, nil
+}
+
+// SendBatch sends 1..10 messages, in order. An entry that is invalid on its own (its body, attributes or
+// size) fails alone: its result is zero and the returned *BatchError names it. The whole call fails, changing
+// nothing, when the batch has no entries or more than 10, when its messages add up to more than 1 MiB, or
+// when a FIFO entry lacks a group id or a deduplication id (spec 7.2).
+func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkBatchLen(len(ms)); err != nil {
+		return nil, err
+	}
+	var (
+		sizes  [maxBatchEntries]int
+		keys   [maxBatchEntries]string
+		failed []EntryError
+		total  int
+	)
+	for i := range ms {
+		if err := q.requireFIFOIDs(&ms[i]); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+		total += rawSize(&ms[i])
+	}
+	if total > maxMessageSize {
+		return nil, reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", maxMessageSize, total)
+	}
+	for i := range ms {
+		size, err := q.validateMessage(&ms[i])
+		if err != nil {
+			failed = append(failed, EntryError{Index: i, Err: err})
+			continue
+		}
+		sizes[i] = size
+		if q.fifo {
+			keys[i] = q.dedupKey(&ms[i])
+		}
+	}
+	results := make([]SendResult, len(ms))
+	now := q.lock()
+	for i := range ms {
+		if sizes[i] > 0 {
+			results[i] = q.sendLocked(now, &ms[i], sizes[i], keys[i])
+		}
+	}
+	q.unlock()
+	if failed != nil {
+		return results, &BatchError{Entries: failed}
+	}
+	return results, nil
+}
+
+func checkBatchLen(n int) error {
+	switch {
+	case n == 0:
+		return reject(ErrEmptyBatch, "no entries")
+	case n > maxBatchEntries:
+		return reject(ErrTooManyEntries, "maximum number of entries per request are %d, you have sent %d", maxBatchEntries, n)
+	}
+	return nil
+}
+
+// rawSize is the size of m as sent, valid or not: the measure of the 1 MiB batch limit.
+func rawSize(m *Message) int {
+	n := len(m.Body)
+	for name, a := range m.Attributes {
+		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
+	}
+	return n
+}
+
+// sendLocked stores a validated message, unless its deduplication key was seen within the window.
+func (q *Queue) sendLocked(now tick, in *Message, size int, key string) SendResult {
+	if q.fifo {
+		if seq, dup := q.dedup.lookup(key); dup {
+			ids := q.idsFor(seq)
+			return SendResult{MessageID: ids[:uuidLen], SequenceNumber: ids[uuidLen:], Duplicate: true}
+		}
+	}
+	q.nextSeq++
+	m := &message{
+		seq:       q.nextSeq,
+		ids:       q.idsFor(q.nextSeq),
+		msg:       *in,
+		size:      int32(size),
+		dueIdx:    -1,
+		sentAt:    now,
+		expiresAt: now + q.cfg.retention,
+	}
+	m.msg.Attributes = cloneAttributes(in.Attributes)
+	q.addSlotLocked(m)
+	q.all.pushBack(m)
+	delay := q.cfg.delay
+	if in.Delay > 0 {
+		delay = in.Delay
+	}
+	if delay > 0 {
+		q.setStateLocked(m, stateDelayed)
+		q.scheduleLocked(m, now+delay)
+	} else {
+		q.setStateLocked(m, stateVisible)
+	}
+	if q.fifo {
+		q.groups.add(m, in.GroupID)
+		q.dedup.add(key, m.seq, now)
+		return SendResult{MessageID: m.id(), SequenceNumber: m.sequenceNumber()}
+	}
+	if delay == 0 {
+		q.fresh.pushBack(m)
+		m.ready = readyFresh
+	}
+	return SendResult{MessageID: m.id()}
+}
+
+func (q *Queue) addSlotLocked(m *message) {
+	if n := len(q.freeSlots); n > 0 {
+		m.slot, q.freeSlots = q.freeSlots[n-1], q.freeSlots[:n-1]
+		q.slots[m.slot] = m
+		return
+	}
+	m.slot = int32(len(q.slots))
+	q.slots = append(q.slots, m)
+}
+
+// Delete deletes the message a receipt handle names (spec 1.3). On a standard queue any handle of the message
+// deletes it, and deleting a message that is gone succeeds. On a FIFO queue the handle must be the latest
+// receipt and its visibility window must not have ended, else ErrReceiptHandleExpired. A string that is not a
+// receipt handle of this queue returns ErrReceiptHandleInvalid.
+func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	h, err := q.parseHandle(receiptHandle)
+	if err != nil {
+		return err
+	}
+	q.lock()
+	err = q.deleteLocked(h)
+	q.unlock()
+	return err
+}
+
+// DeleteBatch deletes 1..10 messages by receipt handle. Entries fail alone, reported in a *BatchError; an
+// empty batch or one of more than 10 entries fails whole.
+func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkBatchLen(len(receiptHandles)); err != nil {
+		return err
+	}
+	var failed []EntryError
+	q.lock()
+	for i, s := range receiptHandles {
+		h, err := q.parseHandle(s)
+		if err == nil {
+			err = q.deleteLocked(h)
+		}
+		if err != nil {
+			failed = append(failed, EntryError{Index: i, Err: err})
+		}
+	}
+	q.unlock()
+	if failed != nil {
+		return &BatchError{Entries: failed}
+	}
+	return nil
+}
+
+func (q *Queue) deleteLocked(h handle) error {
+	m := q.lookupLocked(h)
+	if m == nil {
+		return nil // deleted, expired or purged already
+	}
+	if q.fifo && (m.receipt != h.receipt || m.state != stateInFlight) {
+		return reject(ErrReceiptHandleExpired, "message %s", m.id())
+	}
+	q.removeLocked(m)
+	return nil
+}
+
+// Stats returns the queue's counts, exact as of now.
+func (q *Queue) Stats() Stats {
+	q.lock()
+	s := q.stats
+	q.unlock()
+	return s
+}
+
+// Purge deletes every message, in flight and delayed ones too, and on a FIFO queue the deduplication history
+// (spec 7.3.3, 3.10). A queue can be purged once every 60 seconds; sooner returns ErrPurgeInProgress.
+func (q *Queue) Purge(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := q.lock()
+	defer q.unlock()
+	if q.purged && now-q.purgedAt < purgeInterval {
+		return reject(ErrPurgeInProgress, "only one PurgeQueue operation on %s is allowed every %v", q.name, purgeInterval)
+	}
+	q.purged, q.purgedAt = true, now
+	clear(q.slots)
+	q.slots, q.freeSlots = q.slots[:0], q.freeSlots[:0]
+	q.all = msgList{kind: bySend}
+	q.fresh = msgList{kind: byQueue}
+	q.retry = msgList{kind: byQueue}
+	if q.fifo {
+		q.groups.clear()
+	}
+	q.due.clear()
+	q.dedup.clear()
+	q.attempts.clear()
+	q.stats = Stats{}
+	return nil
+}
+
+// Messages returns every stored message, oldest first, as it is now. It changes nothing: receive counts and
+// visibility stay as they are. The look is taken when iteration starts, in O(n).
+func (q *Queue) Messages() iter.Seq[Snapshot] {
+	return func(yield func(Snapshot) bool) {
+		q.lock()
+		snaps := make([]Snapshot, 0, q.all.len)
+		for m := q.all.head; m != nil; m = next(m, bySend) {
+			s := Snapshot{
+				Message:      m.msg,
+				MessageID:    m.id(),
+				State:        MessageState(m.state),
+				ReceiveCount: int(m.receiveCount),
+				SentAt:       q.time(m.sentAt),
+			}
+			s.Attributes = cloneAttributes(m.msg.Attributes)
+			if q.fifo {
+				s.SequenceNumber = m.sequenceNumber()
+			}
+			if m.receiveCount > 0 {
+				s.FirstReceivedAt = q.time(m.firstReceivedAt)
+			}
+			if m.state != stateVisible {
+				s.VisibleAt = q.time(m.dueAt)
+			}
+			snaps = append(snaps, s)
+		}
+		q.unlock()
+		for _, s := range snaps {
+			if !yield(s) {
+				return
+			}
+		}
+	}
+}

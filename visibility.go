@@ -1,0 +1,303 @@
+package fifoq
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"slices"
+	"time"
+)
+
+// A handle is a parsed receipt handle: where the message is, which message, which receive.
+type handle struct {
+	slot    int32
+	seq     uint64
+	receipt uint64
+}
+
+const (
+	handleBytes = 24 // queue tag, slot, seq, receipt
+	handleLen   = 32 // base64 of handleBytes
+)
+
+var handleEncoding = base64.RawURLEncoding
+
+func (q *Queue) appendHandle(b []byte, m *message) []byte {
+	var raw [handleBytes]byte
+	binary.BigEndian.PutUint32(raw[0:], q.tag)
+	binary.BigEndian.PutUint32(raw[4:], uint32(m.slot))
+	binary.BigEndian.PutUint64(raw[8:], m.seq)
+	binary.BigEndian.PutUint64(raw[16:], m.receipt)
+	return handleEncoding.AppendEncode(b, raw[:])
+}
+
+func (q *Queue) parseHandle(s string) (handle, error) {
+	var raw [handleBytes]byte
+	if len(s) != handleLen {
+		return handle{}, reject(ErrReceiptHandleInvalid, "the input receipt handle %q is not a valid receipt handle", s)
+	}
+	if _, err := handleEncoding.Decode(raw[:], []byte(s)); err != nil || binary.BigEndian.Uint32(raw[0:]) != q.tag {
+		return handle{}, reject(ErrReceiptHandleInvalid, "the input receipt handle %q is not a valid receipt handle of queue %s", s, q.name)
+	}
+	return handle{
+		slot:    int32(binary.BigEndian.Uint32(raw[4:])),
+		seq:     binary.BigEndian.Uint64(raw[8:]),
+		receipt: binary.BigEndian.Uint64(raw[16:]),
+	}, nil
+}
+
+// lookupLocked returns the stored message h names, or nil when it is gone.
+func (q *Queue) lookupLocked(h handle) *message {
+	if h.slot < 0 || int(h.slot) >= len(q.slots) {
+		return nil
+	}
+	if m := q.slots[h.slot]; m != nil && m.seq == h.seq {
+		return m
+	}
+	return nil
+}
+
+// VisibilityChange is one entry of [Queue.ChangeVisibilityBatch].
+type VisibilityChange struct {
+	ReceiptHandle string
+	Timeout       time.Duration
+}
+
+// ChangeVisibility makes the message a receipt handle names visible timeout from now (spec 1.2.4): 0 makes
+// it visible at once, and a message stays invisible at most 12 hours from its receive; a timeout past that
+// returns ErrInvalidVisibilityTimeout, never a shorter one. The change applies to this receipt only. A
+// message that was deleted or expired returns ErrMessageNotAvailable. On a standard queue a handle whose
+// message is visible again succeeds and does nothing; on a FIFO queue it returns ErrReceiptHandleExpired, as
+// does a handle of an earlier receipt.
+func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, timeout time.Duration) error {
+	return q.ChangeVisibilityBatch(ctx, []VisibilityChange{{receiptHandle, timeout}})
+}
+
+// ChangeVisibilityBatch changes the visibility of 1..10 messages. Entries fail alone, reported in a
+// *BatchError (for a single entry, its error itself); an empty batch or one of more than 10 fails whole.
+func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityChange) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkBatchLen(len(entries)); err != nil {
+		return err
+	}
+	var failed []EntryError
+	now := q.lock()
+	for i, e := range entries {
+		if err := q.changeVisibilityLocked(now, e); err != nil {
+			failed = append(failed, EntryError{Index: i, Err: err})
+		}
+	}
+	q.unlock()
+	switch {
+	case failed == nil:
+		return nil
+	case len(entries) == 1:
+		return failed[0].Err
+	}
+	return &BatchError{Entries: failed}
+}
+
+func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
+	if e.Timeout < 0 || e.Timeout > maxVisibilityTimeout {
+		return reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", e.Timeout, maxVisibilityTimeout)
+	}
+	h, err := q.parseHandle(e.ReceiptHandle)
+	if err != nil {
+		return err
+	}
+	m := q.lookupLocked(h)
+	switch {
+	case m == nil:
+		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle)
+	case q.fifo && (m.receipt != h.receipt || m.state != stateInFlight):
+		return reject(ErrReceiptHandleExpired, "message %s", m.id())
+	case m.state != stateInFlight:
+		return nil // standard, visible again: succeed and do nothing (spec 1.3.4)
+	case now+e.Timeout > m.receivedAt+maxVisibilityTimeout:
+		return reject(ErrInvalidVisibilityTimeout, "%v from now passes the 12-hour limit, %v after the receive",
+			e.Timeout, maxVisibilityTimeout-(now-m.receivedAt))
+	}
+	m.changed = true
+	q.due.remove(m)
+	if e.Timeout == 0 {
+		q.makeVisibleLocked(m)
+		return nil
+	}
+	q.scheduleLocked(m, now+e.Timeout)
+	return nil
+}
+
+// scheduleLocked makes m come due at t. A long poll sleeping past t is woken to sleep until t instead.
+func (q *Queue) scheduleLocked(m *message, t tick) {
+	m.dueAt = t
+	q.due.push(m)
+	q.waiters.dueAt(t)
+}
+
+// dueIndex is a min-heap of in-flight and delayed messages by the time they become visible (then by send
+// order), with each message's index kept in it so any one can be removed in O(log n).
+type dueIndex []*message
+
+func (h dueIndex) less(i, j int) bool {
+	if h[i].dueAt != h[j].dueAt {
+		return h[i].dueAt < h[j].dueAt
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h dueIndex) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].dueIdx, h[j].dueIdx = int32(i), int32(j)
+}
+
+func (h dueIndex) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h dueIndex) down(i int) bool {
+	start := i
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			break
+		}
+		c := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			c = r
+		}
+		if !h.less(c, i) {
+			break
+		}
+		h.swap(i, c)
+		i = c
+	}
+	return i > start
+}
+
+func (h *dueIndex) push(m *message) {
+	m.dueIdx = int32(len(*h))
+	*h = append(*h, m)
+	h.up(len(*h) - 1)
+}
+
+func (h dueIndex) peek() *message {
+	if len(h) == 0 {
+		return nil
+	}
+	return h[0]
+}
+
+func (h *dueIndex) pop() *message {
+	m := (*h)[0]
+	h.remove(m)
+	return m
+}
+
+func (h *dueIndex) remove(m *message) {
+	old := *h
+	i, last := int(m.dueIdx), len(old)-1
+	if i != last {
+		old.swap(i, last)
+	}
+	old[last] = nil
+	*h = old[:last]
+	if i != last && !h.down(i) {
+		h.up(i)
+	}
+	m.dueIdx = -1
+}
+
+func (h *dueIndex) clear() {
+	for _, m := range *h {
+		m.dueIdx = -1
+	}
+	clear(*h)
+	*h = (*h)[:0]
+}
+
+// A waiter is a long poll with nothing to receive yet.
+type waiter struct {
+	wake     chan struct{} // capacity 1: a signal or a timer pokes it
+	wakeAt   tick          // when its timer fires
+	signaled bool          // it was handed visible messages: it must receive or pass them on
+}
+
+func (w *waiter) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// waitList holds the long polls in arrival order. One at a time is handed visible messages (signal); when it
+// has received, the next one is, while messages remain. A long poll sleeps until its wait ends or the first
+// message comes due, whichever is first; an earlier due time wakes them to sleep less.
+type waitList struct {
+	list    []*waiter
+	wakeAt  tick // the earliest wakeAt of list
+	granted int  // signaled waiters that have not run yet
+}
+
+func (l *waitList) len() int { return len(l.list) }
+
+func (l *waitList) add(w *waiter) {
+	if len(l.list) == 0 || w.wakeAt < l.wakeAt {
+		l.wakeAt = w.wakeAt
+	}
+	l.list = append(l.list, w)
+}
+
+func (l *waitList) remove(w *waiter) {
+	for i, x := range l.list {
+		if x == w {
+			l.list = slices.Delete(l.list, i, i+1)
+			break
+		}
+	}
+	for i, x := range l.list {
+		if i == 0 || x.wakeAt < l.wakeAt {
+			l.wakeAt = x.wakeAt
+		}
+	}
+}
+
+// signal wakes the first waiter to receive, unless one woken before has not run yet.
+func (l *waitList) signal() {
+	if l.granted > 0 || len(l.list) == 0 {
+		return
+	}
+	w := l.list[0]
+	l.remove(w)
+	w.signaled = true
+	l.granted++
+	w.poke()
+}
+
+// ran records that w has the queue's lock again after waiting.
+func (l *waitList) ran(w *waiter) {
+	l.remove(w)
+	if w.signaled {
+		w.signaled = false
+		l.granted--
+	}
+}
+
+// dueAt wakes every waiter sleeping past t, so each sleeps until t at most.
+func (l *waitList) dueAt(t tick) {
+	if len(l.list) == 0 || t >= l.wakeAt {
+		return
+	}
+	for _, w := range l.list {
+		w.poke()
+	}
+	l.wakeAt = t
+}
