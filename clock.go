@@ -3,6 +3,7 @@ package fifoq
 import (
 	"container/heap"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,8 @@ type Clock interface {
 type Timer interface {
 	// Stop prevents the call from happening; it reports whether it did.
 	Stop() bool
+	// Reset makes the call happen d from now instead, or again; it reports whether it was pending.
+	Reset(d time.Duration) bool
 }
 
 // realClock reads the time package.
@@ -31,8 +34,9 @@ func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterF
 // A ManualClock is a Clock that moves only when told to, for tests and examples. It is safe for concurrent
 // use. Create one with [NewManualClock].
 type ManualClock struct {
-	mu      sync.Mutex
-	now     time.Time
+	start   time.Time
+	offset  atomic.Int64 // nanoseconds past start: Now reads it without the lock
+	mu      sync.Mutex   // guards the fields below and changes of offset
 	timers  manualTimers
 	seq     uint64
 	changed chan struct{} // closed and replaced whenever a timer is added
@@ -40,44 +44,45 @@ type ManualClock struct {
 
 // NewManualClock returns a clock that reads start until it is advanced.
 func NewManualClock(start time.Time) *ManualClock {
-	return &ManualClock{now: start, changed: make(chan struct{})}
+	return &ManualClock{start: start, changed: make(chan struct{})}
 }
 
 // Now returns the clock's time.
-func (c *ManualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
+func (c *ManualClock) Now() time.Time { return c.start.Add(time.Duration(c.offset.Load())) }
 
 // AfterFunc arranges for f to be called by the Advance that moves the clock d or more past now.
 func (c *ManualClock) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seq++
-	t := &manualTimer{clock: c, at: c.now.Add(d), seq: c.seq, f: f}
-	heap.Push(&c.timers, t)
-	close(c.changed)
-	c.changed = make(chan struct{})
+	t := &manualTimer{clock: c, f: f}
+	c.scheduleLocked(t, d)
 	return t
 }
 
-// Advance moves the clock forward by d. Timers that come due fire in order of their deadline, each with the
-// clock reading its deadline, in the goroutine that calls Advance.
+func (c *ManualClock) scheduleLocked(t *manualTimer, d time.Duration) {
+	c.seq++
+	t.at, t.seq = time.Duration(c.offset.Load())+d, c.seq
+	heap.Push(&c.timers, t)
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// Advance moves the clock forward by d; a negative d does nothing. Timers that come due fire in order of
+// their deadline, each with the clock reading its deadline, in the goroutine that calls Advance.
 func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Lock()
-	end := c.now.Add(d)
-	for len(c.timers) > 0 && !c.timers[0].at.After(end) {
+	end := time.Duration(c.offset.Load()) + max(d, 0)
+	for len(c.timers) > 0 && c.timers[0].at <= end {
 		t := heap.Pop(&c.timers).(*manualTimer)
-		if t.at.After(c.now) {
-			c.now = t.at
+		if int64(t.at) > c.offset.Load() {
+			c.offset.Store(int64(t.at))
 		}
 		c.mu.Unlock()
 		t.f()
 		c.mu.Lock()
 	}
-	if end.After(c.now) {
-		c.now = end
+	if int64(end) > c.offset.Load() {
+		c.offset.Store(int64(end))
 	}
 	c.mu.Unlock()
 }
@@ -106,7 +111,7 @@ func (c *ManualClock) WaitTimers(n int) {
 
 type manualTimer struct {
 	clock *ManualClock
-	at    time.Time
+	at    time.Duration // past clock.start
 	seq   uint64
 	f     func()
 	index int // in clock.timers; -1 once fired or stopped
@@ -124,13 +129,26 @@ func (t *manualTimer) Stop() bool {
 	return true
 }
 
+// Reset makes the timer fire d after the clock's current time; it reports whether it was pending.
+func (t *manualTimer) Reset(d time.Duration) bool {
+	c := t.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pending := t.index >= 0
+	if pending {
+		heap.Remove(&c.timers, t.index)
+	}
+	c.scheduleLocked(t, d)
+	return pending
+}
+
 // manualTimers is a heap of timers by deadline, then creation order.
 type manualTimers []*manualTimer
 
 func (h manualTimers) Len() int { return len(h) }
 func (h manualTimers) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }

@@ -15,6 +15,7 @@ const (
 	DeduplicationScopeMessageGroup
 )
 
+// String returns the SQS attribute value: "queue" or "messageGroup".
 func (s DeduplicationScope) String() string {
 	switch s {
 	case DeduplicationScopeQueue:
@@ -28,38 +29,34 @@ func (s DeduplicationScope) String() string {
 // dedupWindow remembers the deduplication ids accepted in the last 5 minutes (spec §3). Ids come due in the
 // order they were added, so expiry takes them from the front of order: O(1) each, never a scan.
 type dedupWindow struct {
-	ids   map[string]dedupEntry
-	order []string // keys in the order added; order[head:] are live
+	ids   map[string]uint64 // key -> the accepted message's seq, for a duplicate's MessageID and SequenceNumber
+	order []dedupExpiry     // in the order added; order[head:] are live
 	head  int
 }
 
-type dedupEntry struct {
-	seq       uint64 // the accepted message, for the MessageID and SequenceNumber of a duplicate send
-	expiresAt tick
+type dedupExpiry struct {
+	key string
+	at  tick
 }
 
-func newDedupWindow() dedupWindow { return dedupWindow{ids: make(map[string]dedupEntry)} }
+func newDedupWindow() dedupWindow { return dedupWindow{ids: make(map[string]uint64)} }
 
 // lookup returns the message accepted under key within the window.
 func (w *dedupWindow) lookup(key string) (uint64, bool) {
-	e, ok := w.ids[key]
-	return e.seq, ok
+	seq, ok := w.ids[key]
+	return seq, ok
 }
 
 func (w *dedupWindow) add(key string, seq uint64, now tick) {
-	w.ids[key] = dedupEntry{seq: seq, expiresAt: now + dedupInterval}
-	w.order = append(w.order, key)
+	w.ids[key] = seq
+	w.order = append(w.order, dedupExpiry{key, now + dedupInterval})
 }
 
 // expire forgets the ids accepted 5 minutes or more before now.
 func (w *dedupWindow) expire(now tick) {
-	for w.head < len(w.order) {
-		key := w.order[w.head]
-		if w.ids[key].expiresAt > now {
-			break
-		}
-		delete(w.ids, key)
-		w.order[w.head] = ""
+	for w.head < len(w.order) && w.order[w.head].at <= now {
+		delete(w.ids, w.order[w.head].key)
+		w.order[w.head] = dedupExpiry{}
 		w.head++
 	}
 	if w.head > 1024 && w.head*2 >= len(w.order) {
@@ -77,17 +74,18 @@ func (w *dedupWindow) clear() {
 	w.head = 0
 }
 
-// dedupKey returns the key m is deduplicated under on a FIFO queue: its explicit id, or the hex SHA-256 of the
-// body alone (3.3), prefixed by the group under DeduplicationScopeMessageGroup (3.7).
-func (q *Queue) dedupKey(m *Message) string {
-	id := m.DeduplicationID
+// dedupKey returns the deduplication id of m on a FIFO queue, its explicit id or else the hex SHA-256 of the
+// body alone (3.3), and the key it is looked up under: the id, prefixed by the group under
+// DeduplicationScopeMessageGroup (3.7).
+func (q *Queue) dedupKey(m *Message) (id, key string) {
+	id = m.DeduplicationID
 	if id == "" {
 		sum := sha256.Sum256([]byte(m.Body))
 		id = hex.EncodeToString(sum[:])
 	}
 	if q.cfg.scope == DeduplicationScopeMessageGroup {
 		// Group ids are printable ASCII, so a NUL cannot be part of one.
-		return m.GroupID + "\x00" + id
+		return id, m.GroupID + "\x00" + id
 	}
-	return id
+	return id, id
 }

@@ -16,7 +16,21 @@ type Error struct {
 	msg  string
 }
 
+// Error returns the rule's message.
 func (e *Error) Error() string { return e.msg }
+
+func (e *Error) sqsCode() string { return e.Code }
+
+// coded gives err the SQS code of a rule whose code depends on the call: a FIFO batch entry without a group
+// id fails the whole SendBatch with InvalidParameterValue, where a single Send says MissingParameter (2.2).
+type coded struct {
+	code string
+	err  error
+}
+
+func (e *coded) Error() string   { return e.err.Error() }
+func (e *coded) Unwrap() error   { return e.err }
+func (e *coded) sqsCode() string { return e.code }
 
 func newError(code, msg string) *Error { return &Error{Code: code, msg: "fifoq: " + msg} }
 
@@ -87,9 +101,9 @@ var (
 
 // ErrorCode returns the SQS error code carried by err, or "" when err is nil or not a fifoq rejection.
 func ErrorCode(err error) string {
-	var e *Error
+	var e interface{ sqsCode() string }
 	if errors.As(err, &e) {
-		return e.Code
+		return e.sqsCode()
 	}
 	return ""
 }
@@ -111,6 +125,7 @@ type EntryError struct {
 	Err   error // wraps a sentinel error
 }
 
+// Error lists the failed entries.
 func (e *BatchError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fifoq: %d batch entries failed", len(e.Entries))

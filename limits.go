@@ -2,6 +2,7 @@ package fifoq
 
 import (
 	"bytes"
+	"encoding/binary"
 	"maps"
 	"strings"
 	"time"
@@ -62,7 +63,19 @@ func validateID(s string, sentinel *Error) error {
 // validChars reports whether s holds only the characters SQS allows in a body (7.1.1):
 // #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF, in valid UTF-8.
 func validChars(s string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
 	for i := 0; i < len(s); {
+		// Fast path: 8 bytes of printable ASCII at a time (no byte below 0x20 or above 0x7F).
+		if i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+			if (x|(x-0x20*ones))&highs == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {

@@ -9,13 +9,15 @@ import (
 
 // Message is what a producer sends.
 type Message struct {
-	// Body is 1 character or more of the characters SQS allows (spec 7.1.1).
+	// Body is 1 character or more of the characters SQS allows: tab, newline, carriage return, and Unicode
+	// from U+0020 except surrogates, U+FFFE and U+FFFF.
 	Body string
 	// GroupID is the message group: required on FIFO queues, where messages of one group are delivered in
 	// send order; accepted on standard queues (fair queues), where it has no effect on order.
 	GroupID string
 	// DeduplicationID suppresses a second message with the same id for 5 minutes. FIFO only; required
-	// unless the queue has content-based deduplication.
+	// unless the queue has content-based deduplication, where a message sent without one gets the hex
+	// SHA-256 of its body, and is delivered with it.
 	DeduplicationID string
 	// Delay is the message timer of a standard queue, 0..15 minutes; 0 means the queue's delay. FIFO queues
 	// reject a delay above 0.
@@ -47,7 +49,7 @@ type Delivery struct {
 	ReceiveCount     int    // ApproximateReceiveCount, this receive included
 	SentAt           time.Time
 	FirstReceivedAt  time.Time
-	DeadLetterSource string // name of the queue it was moved from, in a dead-letter queue
+	DeadLetterSource string // reserved for dead-letter queues: the queue a message was moved from
 }
 
 // msgState is where a stored message is in its life.
@@ -65,8 +67,7 @@ type tick = time.Duration
 // message is a stored message. It sits in the queue's send-order list, and either in its group (FIFO) or,
 // while visible, in a ready list (standard).
 type message struct {
-	seq   uint64  // queue-wide send order; the FIFO sequence number and the receipt handle's message key
-	ids   string  // MessageID, then on FIFO queues the 20-digit sequence number: one allocation for both
+	seq   uint64  // queue-wide send order: the MessageID, the FIFO sequence number, the receipt handle's key
 	group *group  // FIFO only
 	msg   Message // as sent, attributes copied
 
@@ -88,10 +89,6 @@ type message struct {
 	sendLinks  links // Queue.all, in send order
 	queueLinks links // its group's list (FIFO) or a ready list (standard)
 }
-
-func (m *message) id() string { return m.ids[:uuidLen] }
-
-func (m *message) sequenceNumber() string { return m.ids[uuidLen:] }
 
 type links struct{ prev, next *message }
 
@@ -186,11 +183,21 @@ func (q *Queue) appendIDs(b []byte, seq uint64) []byte {
 	return b
 }
 
-// idsFor returns the ids string of message seq.
+// idsLen is the length appendIDs appends.
+func (q *Queue) idsLen() int {
+	if q.fifo {
+		return uuidLen + seqDigits
+	}
+	return uuidLen
+}
+
+// idsFor returns the MessageID of message seq, followed on FIFO queues by its sequence number.
 func (q *Queue) idsFor(seq uint64) string {
 	var buf [uuidLen + seqDigits]byte
 	return string(q.appendIDs(buf[:0], seq))
 }
+
+func (q *Queue) messageID(seq uint64) string { return q.idsFor(seq)[:uuidLen] }
 
 // MessageState is where a message is in its life, as [Queue.Messages] shows it.
 type MessageState uint8
@@ -205,6 +212,7 @@ const (
 	Delayed MessageState = MessageState(stateDelayed)
 )
 
+// String returns "visible", "in flight" or "delayed".
 func (s MessageState) String() string {
 	switch s {
 	case Visible:

@@ -301,18 +301,21 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	}
 	var key string
 	if q.fifo {
-		key = q.dedupKey(&m)
+		m.DeduplicationID, key = q.dedupKey(&m)
 	}
+	stored := newMessage(&m, size)
 	now := q.lock()
-	r := q.sendLocked(now, &m, size, key)
+	seq, dup := q.sendLocked(now, stored, key)
 	q.unlock()
-	return r, nil
+	var r [1]SendResult
+	q.sendResults(r[:], []uint64{seq}, []bool{dup})
+	return r[0], nil
 }
 
 // SendBatch sends 1..10 messages, in order. An entry that is invalid on its own (its body, attributes or
 // size) fails alone: its result is zero and the returned *BatchError names it. The whole call fails, changing
 // nothing, when the batch has no entries or more than 10, when its messages add up to more than 1 MiB, or
-// when a FIFO entry lacks a group id or a deduplication id (spec 7.2).
+// when a FIFO entry lacks a group id or a deduplication id.
 func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -321,14 +324,16 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 		return nil, err
 	}
 	var (
-		sizes  [maxBatchEntries]int
+		stored [maxBatchEntries]*message // nil for a failed entry
 		keys   [maxBatchEntries]string
+		seqs   [maxBatchEntries]uint64
+		dups   [maxBatchEntries]bool
 		failed []EntryError
 		total  int
 	)
 	for i := range ms {
 		if err := q.requireFIFOIDs(&ms[i]); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
+			return nil, &coded{code: "InvalidParameterValue", err: fmt.Errorf("entry %d: %w", i, err)}
 		}
 		total += rawSize(&ms[i])
 	}
@@ -341,19 +346,21 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 			failed = append(failed, EntryError{Index: i, Err: err})
 			continue
 		}
-		sizes[i] = size
+		m := ms[i]
 		if q.fifo {
-			keys[i] = q.dedupKey(&ms[i])
+			m.DeduplicationID, keys[i] = q.dedupKey(&m)
 		}
+		stored[i] = newMessage(&m, size)
 	}
-	results := make([]SendResult, len(ms))
 	now := q.lock()
-	for i := range ms {
-		if sizes[i] > 0 {
-			results[i] = q.sendLocked(now, &ms[i], sizes[i], keys[i])
+	for i, m := range stored[:len(ms)] {
+		if m != nil {
+			seqs[i], dups[i] = q.sendLocked(now, m, keys[i])
 		}
 	}
 	q.unlock()
+	results := make([]SendResult, len(ms))
+	q.sendResults(results, seqs[:len(ms)], dups[:len(ms)])
 	if failed != nil {
 		return results, &BatchError{Entries: failed}
 	}
@@ -379,30 +386,30 @@ func rawSize(m *Message) int {
 	return n
 }
 
-// sendLocked stores a validated message, unless its deduplication key was seen within the window.
-func (q *Queue) sendLocked(now tick, in *Message, size int, key string) SendResult {
+// newMessage makes the stored form of a validated message, outside the lock. Its attributes are copied.
+func newMessage(in *Message, size int) *message {
+	m := &message{msg: *in, size: int32(size), dueIdx: -1}
+	m.msg.Attributes = cloneAttributes(in.Attributes)
+	return m
+}
+
+// sendLocked stores m and returns its sequence number, unless its deduplication key was accepted within
+// the window: then it returns the original's, and dup.
+func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bool) {
 	if q.fifo {
 		if seq, dup := q.dedup.lookup(key); dup {
-			ids := q.idsFor(seq)
-			return SendResult{MessageID: ids[:uuidLen], SequenceNumber: ids[uuidLen:], Duplicate: true}
+			return seq, true
 		}
 	}
 	q.nextSeq++
-	m := &message{
-		seq:       q.nextSeq,
-		ids:       q.idsFor(q.nextSeq),
-		msg:       *in,
-		size:      int32(size),
-		dueIdx:    -1,
-		sentAt:    now,
-		expiresAt: now + q.cfg.retention,
-	}
-	m.msg.Attributes = cloneAttributes(in.Attributes)
+	m.seq = q.nextSeq
+	m.sentAt = now
+	m.expiresAt = now + q.cfg.retention
 	q.addSlotLocked(m)
 	q.all.pushBack(m)
 	delay := q.cfg.delay
-	if in.Delay > 0 {
-		delay = in.Delay
+	if m.msg.Delay > 0 {
+		delay = m.msg.Delay
 	}
 	if delay > 0 {
 		q.setStateLocked(m, stateDelayed)
@@ -410,16 +417,41 @@ func (q *Queue) sendLocked(now tick, in *Message, size int, key string) SendResu
 	} else {
 		q.setStateLocked(m, stateVisible)
 	}
-	if q.fifo {
-		q.groups.add(m, in.GroupID)
+	switch {
+	case q.fifo:
+		q.groups.add(m, m.msg.GroupID)
 		q.dedup.add(key, m.seq, now)
-		return SendResult{MessageID: m.id(), SequenceNumber: m.sequenceNumber()}
-	}
-	if delay == 0 {
+	case delay == 0:
 		q.fresh.pushBack(m)
 		m.ready = readyFresh
 	}
-	return SendResult{MessageID: m.id()}
+	return m.seq, false
+}
+
+// sendResults fills results with the ids of the messages seqs, all in one allocation. A zero seq is a failed
+// entry.
+func (q *Queue) sendResults(results []SendResult, seqs []uint64, dups []bool) {
+	per := q.idsLen()
+	var sb strings.Builder
+	sb.Grow(len(seqs) * per)
+	var scratch [uuidLen + seqDigits]byte
+	for _, seq := range seqs {
+		if seq != 0 {
+			sb.Write(q.appendIDs(scratch[:0], seq))
+		}
+	}
+	ids := sb.String()
+	for i, seq := range seqs {
+		if seq == 0 {
+			continue
+		}
+		s := ids[:per]
+		ids = ids[per:]
+		results[i] = SendResult{MessageID: s[:uuidLen], Duplicate: dups[i]}
+		if q.fifo {
+			results[i].SequenceNumber = s[uuidLen:]
+		}
+	}
 }
 
 func (q *Queue) addSlotLocked(m *message) {
@@ -432,10 +464,11 @@ func (q *Queue) addSlotLocked(m *message) {
 	q.slots = append(q.slots, m)
 }
 
-// Delete deletes the message a receipt handle names (spec 1.3). On a standard queue any handle of the message
-// deletes it, and deleting a message that is gone succeeds. On a FIFO queue the handle must be the latest
-// receipt and its visibility window must not have ended, else ErrReceiptHandleExpired. A string that is not a
-// receipt handle of this queue returns ErrReceiptHandleInvalid.
+// Delete deletes the message a receipt handle names. On a standard queue any handle of the message deletes
+// it, even while another consumer holds it. On a FIFO queue the handle must be of the latest receive and its
+// visibility window must not have ended, else ErrReceiptHandleExpired. On both, deleting a message that is
+// already gone (deleted, expired or purged) succeeds. A string that is not a receipt handle of this queue
+// returns ErrReceiptHandleInvalid.
 func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -483,7 +516,7 @@ func (q *Queue) deleteLocked(h handle) error {
 		return nil // deleted, expired or purged already
 	}
 	if q.fifo && (m.receipt != h.receipt || m.state != stateInFlight) {
-		return reject(ErrReceiptHandleExpired, "message %s", m.id())
+		return reject(ErrReceiptHandleExpired, "message %s", q.messageID(m.seq))
 	}
 	q.removeLocked(m)
 	return nil
@@ -498,7 +531,8 @@ func (q *Queue) Stats() Stats {
 }
 
 // Purge deletes every message, in flight and delayed ones too, and on a FIFO queue the deduplication history
-// (spec 7.3.3, 3.10). A queue can be purged once every 60 seconds; sooner returns ErrPurgeInProgress.
+// and the receive attempt ids. A queue can be purged once every 60 seconds; sooner returns
+// ErrPurgeInProgress.
 func (q *Queue) Purge(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -531,16 +565,17 @@ func (q *Queue) Messages() iter.Seq[Snapshot] {
 		q.lock()
 		snaps := make([]Snapshot, 0, q.all.len)
 		for m := q.all.head; m != nil; m = next(m, bySend) {
+			ids := q.idsFor(m.seq)
 			s := Snapshot{
 				Message:      m.msg,
-				MessageID:    m.id(),
+				MessageID:    ids[:uuidLen],
 				State:        MessageState(m.state),
 				ReceiveCount: int(m.receiveCount),
 				SentAt:       q.time(m.sentAt),
 			}
 			s.Attributes = cloneAttributes(m.msg.Attributes)
 			if q.fifo {
-				s.SequenceNumber = m.sequenceNumber()
+				s.SequenceNumber = ids[uuidLen:]
 			}
 			if m.receiveCount > 0 {
 				s.FirstReceivedAt = q.time(m.firstReceivedAt)

@@ -2,7 +2,6 @@ package fifoq
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 )
@@ -18,8 +17,8 @@ type ReceiveOptions struct {
 // Receive returns up to o.MaxMessages visible messages and makes them invisible for the visibility timeout.
 //
 // On a FIFO queue it takes the available group with the oldest head first, and from each group its visible
-// prefix: the messages before the first one in flight (spec 2.6, 2.9), filling the request from one group
-// before moving to the next. A group with a message in flight gives nothing more until that message is
+// prefix: the messages before the first one in flight, filling the request from one group before moving to
+// the next. A group with a message in flight gives nothing more until that message is
 // deleted or visible again. On a standard queue it returns messages whose visibility timeout ended first,
 // then the others in send order.
 //
@@ -42,19 +41,23 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, erro
 	if q.fifo {
 		attemptID = o.AttemptID
 	}
+	var got [maxBatchEntries]take
 	now := q.lock()
 	if attemptID != "" {
-		if out, replayed, err := q.replayLocked(now, attemptID, vt); replayed || err != nil {
+		if n, replayed, err := q.replayLocked(now, attemptID, vt, &got); replayed || err != nil {
 			q.unlock()
-			return out, err
+			return q.deliveries(got[:n]), err
 		}
 	}
-	out := q.takeLocked(now, maxMessages, vt, attemptID)
-	if len(out) > 0 || wait == 0 {
-		q.unlock()
-		return out, nil
+	n := q.takeLocked(now, got[:maxMessages], vt, attemptID)
+	if n == 0 && wait > 0 {
+		n, err = q.waitLocked(ctx, now+wait, got[:maxMessages], vt, attemptID)
 	}
-	return q.waitLocked(ctx, now, now+wait, maxMessages, vt, attemptID)
+	q.unlock()
+	if err != nil {
+		return nil, err
+	}
+	return q.deliveries(got[:n]), nil
 }
 
 func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.Duration, err error) {
@@ -82,9 +85,10 @@ func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.
 }
 
 // waitLocked is the long poll: called with mu held and nothing to receive, it sleeps until signaled, until
-// the first message comes due, or until the deadline, and tries again. It returns with mu released.
-func (q *Queue) waitLocked(ctx context.Context, now, deadline tick, maxMessages int, vt time.Duration, attemptID string) ([]Delivery, error) {
-	w := &waiter{wake: make(chan struct{}, 1)}
+// the first message comes due, or until the deadline, and tries again. It returns with mu held.
+func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt time.Duration, attemptID string) (int, error) {
+	w := q.waiters.get()
+	defer q.waiters.put(w)
 	for {
 		w.wakeAt = deadline
 		if m := q.due.peek(); m != nil && m.dueAt < deadline {
@@ -92,45 +96,43 @@ func (q *Queue) waitLocked(ctx context.Context, now, deadline tick, maxMessages 
 		}
 		q.waiters.add(w)
 		q.mu.Unlock()
-		t := q.cfg.clock.AfterFunc(w.wakeAt-now, w.poke)
-		var ctxDone bool
-		select {
-		case <-w.wake:
-		case <-ctx.Done():
-			ctxDone = true
-		}
-		t.Stop()
-		now = q.lock()
+		ctxDone := w.sleep(ctx, q.cfg.clock, q.time(w.wakeAt))
+		now := q.lock()
 		q.waiters.ran(w)
 		if ctxDone {
-			q.unlock() // hands messages this waiter was signaled for to the next one
-			return nil, ctx.Err()
+			return 0, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
 		}
-		out := q.takeLocked(now, maxMessages, vt, attemptID)
-		if len(out) > 0 || now >= deadline {
-			q.unlock()
-			return out, nil
+		if n := q.takeLocked(now, got, vt, attemptID); n > 0 || now >= deadline {
+			return n, nil
 		}
 	}
 }
 
-// takeLocked receives up to maxMessages visible messages.
-func (q *Queue) takeLocked(now tick, maxMessages int, vt time.Duration, attemptID string) []Delivery {
-	var batch [maxBatchEntries]*message
+// A take is one message of a receive as it stood under the lock. A message's seq, slot, sentAt and msg never
+// change, so a Delivery is built from them after the lock is released; the rest is copied here.
+type take struct {
+	m               *message
+	receipt         uint64
+	receiveCount    int32
+	firstReceivedAt tick
+}
+
+// takeLocked receives up to len(got) visible messages into got and returns how many.
+func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID string) int {
 	n := 0
 	if q.fifo {
-		for n < maxMessages {
+		for n < len(got) {
 			g, ok := q.groups.popOldest()
 			if !ok {
 				break
 			}
-			for m := g.msgs.head; m != nil && m.state == stateVisible && n < maxMessages; m = next(m, byQueue) {
-				batch[n] = m
+			for m := g.msgs.head; m != nil && m.state == stateVisible && n < len(got); m = next(m, byQueue) {
+				got[n].m = m
 				n++
 			}
 		}
 	} else {
-		for ; n < maxMessages; n++ {
+		for ; n < len(got); n++ {
 			list := &q.retry
 			if list.len == 0 {
 				list = &q.fresh
@@ -141,33 +143,21 @@ func (q *Queue) takeLocked(now tick, maxMessages int, vt time.Duration, attemptI
 			}
 			list.remove(m)
 			m.ready = readyNone
-			batch[n] = m
+			got[n].m = m
 		}
 	}
-	if n == 0 {
-		return nil
+	for i := range got[:n] {
+		q.receiveLocked(now, &got[i], vt)
 	}
-	// One allocation holds every receipt handle of the batch.
-	var handles strings.Builder
-	handles.Grow(n * handleLen)
-	var scratch [handleLen]byte
-	for _, m := range batch[:n] {
-		q.receiveLocked(now, m, vt)
-		handles.Write(q.appendHandle(scratch[:0], m))
+	if attemptID != "" && n > 0 {
+		q.attempts.add(now, attemptID, got[:n])
 	}
-	hs := handles.String()
-	out := make([]Delivery, n)
-	for i, m := range batch[:n] {
-		out[i] = q.deliveryLocked(m, hs[i*handleLen:(i+1)*handleLen])
-	}
-	if attemptID != "" {
-		q.attempts.add(now, attemptID, out)
-	}
-	return out
+	return n
 }
 
-// receiveLocked makes m in flight under a new receipt.
-func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
+// receiveLocked makes t.m in flight under a new receipt, and records that receipt in t.
+func (q *Queue) receiveLocked(now tick, t *take, vt time.Duration) {
+	m := t.m
 	q.setStateLocked(m, stateInFlight)
 	m.receiveCount++
 	if m.receiveCount == 1 {
@@ -178,24 +168,41 @@ func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
 	m.receipt = q.nextReceipt
 	m.changed = false
 	q.scheduleLocked(m, now+vt)
+	*t = take{m: m, receipt: m.receipt, receiveCount: m.receiveCount, firstReceivedAt: m.firstReceivedAt}
 }
 
-func (q *Queue) deliveryLocked(m *message, receiptHandle string) Delivery {
-	d := Delivery{
-		Message:         m.msg,
-		MessageID:       m.id(),
-		ReceiptHandle:   receiptHandle,
-		ReceiveCount:    int(m.receiveCount),
-		SentAt:          q.time(m.sentAt),
-		FirstReceivedAt: q.time(m.firstReceivedAt),
+// deliveries builds the Deliveries of a receive, outside the lock. One allocation holds every receipt
+// handle, MessageID and sequence number.
+func (q *Queue) deliveries(got []take) []Delivery {
+	if len(got) == 0 {
+		return nil
 	}
-	if m.msg.Attributes != nil {
-		d.Attributes = cloneAttributes(m.msg.Attributes)
+	per := handleLen + q.idsLen()
+	var sb strings.Builder
+	sb.Grow(len(got) * per)
+	var scratch [handleLen + uuidLen + seqDigits]byte
+	for _, t := range got {
+		b := q.appendHandle(scratch[:0], handle{slot: t.m.slot, seq: t.m.seq, receipt: t.receipt})
+		sb.Write(q.appendIDs(b, t.m.seq))
 	}
-	if q.fifo {
-		d.SequenceNumber = m.sequenceNumber()
+	s := sb.String()
+	out := make([]Delivery, len(got))
+	for i, t := range got {
+		ids := s[i*per : (i+1)*per]
+		out[i] = Delivery{
+			Message:         t.m.msg,
+			ReceiptHandle:   ids[:handleLen],
+			MessageID:       ids[handleLen : handleLen+uuidLen],
+			SequenceNumber:  ids[handleLen+uuidLen:],
+			ReceiveCount:    int(t.receiveCount),
+			SentAt:          q.time(t.m.sentAt),
+			FirstReceivedAt: q.time(t.firstReceivedAt),
+		}
+		if t.m.msg.Attributes != nil {
+			out[i].Attributes = cloneAttributes(t.m.msg.Attributes)
+		}
 	}
-	return d
+	return out
 }
 
 // attemptWindow remembers, for 5 minutes, what each FIFO receive with a receive request attempt id returned
@@ -207,15 +214,18 @@ type attemptWindow struct {
 }
 
 type attempt struct {
-	id         string
-	expiresAt  tick
-	deliveries []Delivery
+	id        string
+	expiresAt tick
+	handles   []handle // what the receive returned
 }
 
 func newAttemptWindow() attemptWindow { return attemptWindow{byID: make(map[string]*attempt)} }
 
-func (w *attemptWindow) add(now tick, id string, out []Delivery) {
-	a := &attempt{id: id, expiresAt: now + dedupInterval, deliveries: slices.Clone(out)}
+func (w *attemptWindow) add(now tick, id string, got []take) {
+	a := &attempt{id: id, expiresAt: now + dedupInterval, handles: make([]handle, len(got))}
+	for i, t := range got {
+		a.handles[i] = handle{slot: t.m.slot, seq: t.m.seq, receipt: t.receipt}
+	}
 	w.byID[id] = a
 	w.order = append(w.order, a)
 }
@@ -241,23 +251,22 @@ func (w *attemptWindow) clear() {
 	w.head = 0
 }
 
-// replayLocked answers a retry of the receive with attempt id: the same deliveries, their visibility timeout
-// started again, when every message is still under the receipt that attempt gave it and unchanged.
-func (q *Queue) replayLocked(now tick, id string, vt time.Duration) ([]Delivery, bool, error) {
+// replayLocked answers a retry of the receive with attempt id: the same messages under the same receipts,
+// their visibility timeout started again, when every one is still under that receipt and unchanged.
+func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got *[maxBatchEntries]take) (int, bool, error) {
 	a, ok := q.attempts.byID[id]
 	if !ok {
-		return nil, false, nil
+		return 0, false, nil
 	}
-	msgs := make([]*message, len(a.deliveries))
-	for i, d := range a.deliveries {
-		h, _ := q.parseHandle(d.ReceiptHandle) // made by this queue
+	for i, h := range a.handles {
 		m := q.lookupLocked(h)
 		if m == nil || m.receipt != h.receipt || m.changed {
-			return nil, false, reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id)
+			return 0, false, reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id)
 		}
-		msgs[i] = m
+		got[i].m = m
 	}
-	for _, m := range msgs {
+	for i, h := range a.handles {
+		m := got[i].m
 		if m.state == stateInFlight {
 			q.due.remove(m)
 		} else {
@@ -266,11 +275,7 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration) ([]Delivery,
 		}
 		m.receivedAt = now
 		q.scheduleLocked(m, now+vt)
+		got[i] = take{m: m, receipt: h.receipt, receiveCount: m.receiveCount, firstReceivedAt: m.firstReceivedAt}
 	}
-	out := make([]Delivery, len(a.deliveries))
-	copy(out, a.deliveries)
-	for i := range out {
-		out[i].Attributes = cloneAttributes(out[i].Attributes)
-	}
-	return out, true, nil
+	return len(a.handles), true, nil
 }

@@ -22,12 +22,12 @@ const (
 
 var handleEncoding = base64.RawURLEncoding
 
-func (q *Queue) appendHandle(b []byte, m *message) []byte {
+func (q *Queue) appendHandle(b []byte, h handle) []byte {
 	var raw [handleBytes]byte
 	binary.BigEndian.PutUint32(raw[0:], q.tag)
-	binary.BigEndian.PutUint32(raw[4:], uint32(m.slot))
-	binary.BigEndian.PutUint64(raw[8:], m.seq)
-	binary.BigEndian.PutUint64(raw[16:], m.receipt)
+	binary.BigEndian.PutUint32(raw[4:], uint32(h.slot))
+	binary.BigEndian.PutUint64(raw[8:], h.seq)
+	binary.BigEndian.PutUint64(raw[16:], h.receipt)
 	return handleEncoding.AppendEncode(b, raw[:])
 }
 
@@ -63,18 +63,24 @@ type VisibilityChange struct {
 	Timeout       time.Duration
 }
 
-// ChangeVisibility makes the message a receipt handle names visible timeout from now (spec 1.2.4): 0 makes
-// it visible at once, and a message stays invisible at most 12 hours from its receive; a timeout past that
+// ChangeVisibility makes the message a receipt handle names visible timeout from now: 0 makes it visible at
+// once, and a message stays invisible at most 12 hours from its receive; a timeout past that
 // returns ErrInvalidVisibilityTimeout, never a shorter one. The change applies to this receipt only. A
 // message that was deleted or expired returns ErrMessageNotAvailable. On a standard queue a handle whose
 // message is visible again succeeds and does nothing; on a FIFO queue it returns ErrReceiptHandleExpired, as
 // does a handle of an earlier receipt.
 func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, timeout time.Duration) error {
-	return q.ChangeVisibilityBatch(ctx, []VisibilityChange{{receiptHandle, timeout}})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := q.lock()
+	err := q.changeVisibilityLocked(now, VisibilityChange{receiptHandle, timeout})
+	q.unlock()
+	return err
 }
 
 // ChangeVisibilityBatch changes the visibility of 1..10 messages. Entries fail alone, reported in a
-// *BatchError (for a single entry, its error itself); an empty batch or one of more than 10 fails whole.
+// *BatchError; an empty batch or one of more than 10 fails whole.
 func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityChange) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -90,13 +96,10 @@ func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityC
 		}
 	}
 	q.unlock()
-	switch {
-	case failed == nil:
-		return nil
-	case len(entries) == 1:
-		return failed[0].Err
+	if failed != nil {
+		return &BatchError{Entries: failed}
 	}
-	return &BatchError{Entries: failed}
+	return nil
 }
 
 func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
@@ -112,7 +115,7 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	case m == nil:
 		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle)
 	case q.fifo && (m.receipt != h.receipt || m.state != stateInFlight):
-		return reject(ErrReceiptHandleExpired, "message %s", m.id())
+		return reject(ErrReceiptHandleExpired, "message %s", q.messageID(m.seq))
 	case m.state != stateInFlight:
 		return nil // standard, visible again: succeed and do nothing (spec 1.3.4)
 	case now+e.Timeout > m.receivedAt+maxVisibilityTimeout:
@@ -224,9 +227,11 @@ func (h *dueIndex) clear() {
 	*h = (*h)[:0]
 }
 
-// A waiter is a long poll with nothing to receive yet.
+// A waiter is a long poll with nothing to receive yet. Waiters are reused, timer and all.
 type waiter struct {
 	wake     chan struct{} // capacity 1: a signal or a timer pokes it
+	pokeFunc func()        // w.poke, made once
+	timer    Timer         // nil until first used
 	wakeAt   tick          // when its timer fires
 	signaled bool          // it was handed visible messages: it must receive or pass them on
 }
@@ -238,6 +243,37 @@ func (w *waiter) poke() {
 	}
 }
 
+// sleep waits until w is poked, until the clock reads until, or until ctx is done; it reports whether ctx
+// is done. The timer is set again if the clock moved while it was being set (a hand-driven clock can), so it
+// fires at until exactly.
+func (w *waiter) sleep(ctx context.Context, clock Clock, until time.Time) bool {
+	for {
+		now := clock.Now()
+		d := until.Sub(now)
+		if d <= 0 {
+			w.poke()
+			break
+		}
+		if w.timer == nil {
+			w.timer = clock.AfterFunc(d, w.pokeFunc)
+		} else {
+			w.timer.Reset(d)
+		}
+		if clock.Now().Equal(now) {
+			break
+		}
+	}
+	if w.timer != nil {
+		defer w.timer.Stop()
+	}
+	select {
+	case <-w.wake:
+		return false
+	case <-ctx.Done():
+		return true
+	}
+}
+
 // waitList holds the long polls in arrival order. One at a time is handed visible messages (signal); when it
 // has received, the next one is, while messages remain. A long poll sleeps until its wait ends or the first
 // message comes due, whichever is first; an earlier due time wakes them to sleep less.
@@ -245,6 +281,27 @@ type waitList struct {
 	list    []*waiter
 	wakeAt  tick // the earliest wakeAt of list
 	granted int  // signaled waiters that have not run yet
+	idle    []*waiter
+}
+
+func (l *waitList) get() *waiter {
+	if n := len(l.idle); n > 0 {
+		w := l.idle[n-1]
+		l.idle = l.idle[:n-1]
+		return w
+	}
+	w := &waiter{wake: make(chan struct{}, 1)}
+	w.pokeFunc = w.poke
+	return w
+}
+
+// put keeps w for another long poll. A poke still in its channel only makes that poll look once more.
+func (l *waitList) put(w *waiter) {
+	select {
+	case <-w.wake:
+	default:
+	}
+	l.idle = append(l.idle, w)
 }
 
 func (l *waitList) len() int { return len(l.list) }
