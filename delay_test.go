@@ -154,7 +154,7 @@ func TestDelayStandardMessageTimerOverridesQueueDelay(t *testing.T) {
 		var visibleAt []time.Duration
 		var first time.Time
 		for s := range q.Messages() {
-			require.Equal(t, fifoq.Delayed, s.State, "%q", s.Body)
+			require.Equal(t, fifoq.StateDelayed, s.State, "%q", s.Body)
 			if first.IsZero() {
 				first = s.SentAt
 			}
@@ -217,7 +217,7 @@ func TestDelayedCounter(t *testing.T) {
 		for s := range q.Messages() {
 			states = append(states, s.State)
 		}
-		require.Equal(t, []fifoq.MessageState{fifoq.Delayed, fifoq.Visible}, states)
+		require.Equal(t, []fifoq.MessageState{fifoq.StateDelayed, fifoq.StateVisible}, states)
 		c.advance(30*time.Second - time.Nanosecond)
 		require.Equal(t, fifoq.Stats{Visible: 1, Delayed: 1}, q.Stats(), "at 30s-1ns")
 		c.advance(time.Nanosecond)

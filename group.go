@@ -55,7 +55,7 @@ func (s *groupSet) get(id string) *group {
 // group go. Call it after anything that may change g's head or the head's state.
 func (s *groupSet) update(g *group) {
 	h := g.msgs.head
-	want := h != nil && h.state == stateVisible
+	want := h != nil && h.state == StateVisible
 	if g.inTree && (!want || g.headSeq != h.seq) {
 		s.available.Delete(g)
 		g.inTree = false

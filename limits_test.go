@@ -535,7 +535,7 @@ func TestLimitsReceiveParameters(t *testing.T) {
 			require.Equal(t, fifoq.Stats{Visible: 12 - tc.n, InFlight: tc.n}, q.Stats())
 			if tc.o.VisibilityTimeout > 0 {
 				for s := range q.Messages() {
-					if s.State == fifoq.InFlight {
+					if s.State == fifoq.StateInFlight {
 						require.Equal(t, tc.o.VisibilityTimeout, s.VisibleAt.Sub(dlStart), "VisibleAt of %q", s.Body)
 					}
 				}

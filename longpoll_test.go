@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/fifoq/fifoq"
@@ -163,16 +162,14 @@ func TestLongPollWakes(t *testing.T) {
 
 // TestLongPollWakesWhenShortenedTimeoutEnds checks spec 1.5.2 with 1.2.4: a long poll that started while a
 // message's visibility timeout ended after the poll's wait returns when a ChangeVisibility made it end
-// sooner. Only inside synctest: with a ManualClock the poll, woken by the change, re-arms its timer with
-// AfterFunc(d) after releasing the queue's lock, d computed from the time it read under the lock; an Advance
-// in between would make the timer late by that much, and the test cannot wait for the re-arming.
+// sooner. With a ManualClock the poll, woken by the change, sets its timer again from a fresh reading, so an
+// Advance that races with it does not make it late.
 func TestLongPollWakesWhenShortenedTimeoutEnds(t *testing.T) {
 	t.Parallel()
 	for _, name := range fvQueueNames {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				c := fvBubble{}
+			fvEachClock(t, func(t *testing.T, c fvClock) {
 				q := fvNew(t, c, name, fifoq.WithVisibilityTimeout(time.Minute))
 				fvSend(t, q, "g", "m")
 				h := fvOnly(t, fvRecvN(t, q, 1)).ReceiptHandle

@@ -52,15 +52,6 @@ type Delivery struct {
 	DeadLetterSource string // reserved for dead-letter queues: the queue a message was moved from
 }
 
-// msgState is where a stored message is in its life.
-type msgState uint8
-
-const (
-	stateVisible  msgState = iota + 1 // can be received (on FIFO, maybe behind an in-flight message of its group)
-	stateInFlight                     // received, invisible until dueAt
-	stateDelayed                      // sent with a delay, invisible until dueAt
-)
-
 // tick is a point in time as an offset from the queue's epoch: small, and cheap to compare.
 type tick = time.Duration
 
@@ -75,9 +66,9 @@ type message struct {
 	slot         int32 // index in Queue.slots
 	dueIdx       int32 // index in the due heap; -1 when absent
 	receiveCount int32
-	state        msgState
-	ready        uint8 // standard queues: which ready list holds it (readyNone, readyFresh, readyRetry)
-	changed      bool  // the visibility of the current receipt was changed (receive attempt ids)
+	state        MessageState // 0 once removed
+	ready        uint8        // standard queues: which ready list holds it (readyNone, readyFresh, readyRetry)
+	changed      bool         // the visibility of the current receipt was changed (receive attempt ids)
 
 	receipt         uint64 // serial of the current receipt; 0 before the first receive
 	sentAt          tick
@@ -203,23 +194,23 @@ func (q *Queue) messageID(seq uint64) string { return q.idsFor(seq)[:uuidLen] }
 type MessageState uint8
 
 const (
-	// Visible messages can be received; on a FIFO queue maybe only once an earlier message of their group
-	// is deleted.
-	Visible MessageState = MessageState(stateVisible)
-	// InFlight messages were received and are invisible until their visibility timeout ends.
-	InFlight MessageState = MessageState(stateInFlight)
-	// Delayed messages were sent with a delay that has not ended.
-	Delayed MessageState = MessageState(stateDelayed)
+	// StateVisible messages can be received; on a FIFO queue maybe only once the earlier messages of their
+	// group are deleted.
+	StateVisible MessageState = iota + 1
+	// StateInFlight messages were received and are invisible until their visibility timeout ends.
+	StateInFlight
+	// StateDelayed messages were sent with a delay that has not ended.
+	StateDelayed
 )
 
 // String returns "visible", "in flight" or "delayed".
 func (s MessageState) String() string {
 	switch s {
-	case Visible:
+	case StateVisible:
 		return "visible"
-	case InFlight:
+	case StateInFlight:
 		return "in flight"
-	case Delayed:
+	case StateDelayed:
 		return "delayed"
 	}
 	return "MessageState(" + strconv.Itoa(int(s)) + ")"

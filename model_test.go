@@ -44,9 +44,9 @@ var mdlSentinels = map[error]error{
 }
 
 var mdlStates = map[model.State]fifoq.MessageState{
-	model.Visible:  fifoq.Visible,
-	model.InFlight: fifoq.InFlight,
-	model.Delayed:  fifoq.Delayed,
+	model.Visible:  fifoq.StateVisible,
+	model.InFlight: fifoq.StateInFlight,
+	model.Delayed:  fifoq.StateDelayed,
 }
 
 // mdlMachine is one run of the state machine.

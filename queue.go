@@ -223,19 +223,19 @@ func (q *Queue) catchUpLocked(now tick) {
 }
 
 // setStateLocked moves m to state s, keeping the counts exact.
-func (q *Queue) setStateLocked(m *message, s msgState) {
+func (q *Queue) setStateLocked(m *message, s MessageState) {
 	q.countLocked(m.state, -1)
 	m.state = s
 	q.countLocked(s, 1)
 }
 
-func (q *Queue) countLocked(s msgState, d int) {
+func (q *Queue) countLocked(s MessageState, d int) {
 	switch s {
-	case stateVisible:
+	case StateVisible:
 		q.stats.Visible += d
-	case stateInFlight:
+	case StateInFlight:
 		q.stats.InFlight += d
-	case stateDelayed:
+	case StateDelayed:
 		q.stats.Delayed += d
 	}
 }
@@ -251,11 +251,11 @@ const (
 // if it was (2.11); on a standard queue a message received before goes to the retry list, served first.
 func (q *Queue) makeVisibleLocked(m *message) {
 	was := m.state
-	q.setStateLocked(m, stateVisible)
+	q.setStateLocked(m, StateVisible)
 	switch {
 	case q.fifo:
 		q.groups.update(m.group)
-	case was == stateInFlight:
+	case was == StateInFlight:
 		q.retry.pushBack(m)
 		m.ready = readyRetry
 	default:
@@ -412,10 +412,10 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 		delay = m.msg.Delay
 	}
 	if delay > 0 {
-		q.setStateLocked(m, stateDelayed)
+		q.setStateLocked(m, StateDelayed)
 		q.scheduleLocked(m, now+delay)
 	} else {
-		q.setStateLocked(m, stateVisible)
+		q.setStateLocked(m, StateVisible)
 	}
 	switch {
 	case q.fifo:
@@ -515,7 +515,7 @@ func (q *Queue) deleteLocked(h handle) error {
 	if m == nil {
 		return nil // deleted, expired or purged already
 	}
-	if q.fifo && (m.receipt != h.receipt || m.state != stateInFlight) {
+	if q.fifo && (m.receipt != h.receipt || m.state != StateInFlight) {
 		return reject(ErrReceiptHandleExpired, "message %s", q.messageID(m.seq))
 	}
 	q.removeLocked(m)
@@ -569,7 +569,7 @@ func (q *Queue) Messages() iter.Seq[Snapshot] {
 			s := Snapshot{
 				Message:      m.msg,
 				MessageID:    ids[:uuidLen],
-				State:        MessageState(m.state),
+				State:        m.state,
 				ReceiveCount: int(m.receiveCount),
 				SentAt:       q.time(m.sentAt),
 			}
@@ -580,7 +580,7 @@ func (q *Queue) Messages() iter.Seq[Snapshot] {
 			if m.receiveCount > 0 {
 				s.FirstReceivedAt = q.time(m.firstReceivedAt)
 			}
-			if m.state != stateVisible {
+			if m.state != StateVisible {
 				s.VisibleAt = q.time(m.dueAt)
 			}
 			snaps = append(snaps, s)

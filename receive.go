@@ -126,7 +126,7 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			if !ok {
 				break
 			}
-			for m := g.msgs.head; m != nil && m.state == stateVisible && n < len(got); m = next(m, byQueue) {
+			for m := g.msgs.head; m != nil && m.state == StateVisible && n < len(got); m = next(m, byQueue) {
 				got[n].m = m
 				n++
 			}
@@ -158,7 +158,7 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 // receiveLocked makes t.m in flight under a new receipt, and records that receipt in t.
 func (q *Queue) receiveLocked(now tick, t *take, vt time.Duration) {
 	m := t.m
-	q.setStateLocked(m, stateInFlight)
+	q.setStateLocked(m, StateInFlight)
 	m.receiveCount++
 	if m.receiveCount == 1 {
 		m.firstReceivedAt = now
@@ -267,10 +267,10 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got *[maxBat
 	}
 	for i, h := range a.handles {
 		m := got[i].m
-		if m.state == stateInFlight {
+		if m.state == StateInFlight {
 			q.due.remove(m)
 		} else {
-			q.setStateLocked(m, stateInFlight)
+			q.setStateLocked(m, StateInFlight)
 			q.groups.update(m.group)
 		}
 		m.receivedAt = now

@@ -114,9 +114,9 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	switch {
 	case m == nil:
 		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle)
-	case q.fifo && (m.receipt != h.receipt || m.state != stateInFlight):
+	case q.fifo && (m.receipt != h.receipt || m.state != StateInFlight):
 		return reject(ErrReceiptHandleExpired, "message %s", q.messageID(m.seq))
-	case m.state != stateInFlight:
+	case m.state != StateInFlight:
 		return nil // standard, visible again: succeed and do nothing (spec 1.3.4)
 	case now+e.Timeout > m.receivedAt+maxVisibilityTimeout:
 		return reject(ErrInvalidVisibilityTimeout, "%v from now passes the 12-hour limit, %v after the receive",
