@@ -26,52 +26,52 @@ func (s DeduplicationScope) String() string {
 	return "DeduplicationScope(invalid)"
 }
 
-// dedupWindow remembers the deduplication ids accepted in the last 5 minutes (spec §3). Ids come due in the
-// order they were added, so expiry takes them from the front of order: O(1) each, never a scan.
+// dedupWindow remembers the deduplication ids accepted in the last 5 minutes (spec §3). It holds two
+// generations: ids go into cur; when cur is 5 minutes old it becomes prev and the old prev is dropped whole.
+// So no id is deleted one by one (a cold hash lookup per message), and an id is dropped only once it is 5
+// minutes old; lookups in prev check the age.
 type dedupWindow struct {
-	ids   map[string]uint64 // key -> the accepted message's seq, for a duplicate's MessageID and SequenceNumber
-	order []dedupExpiry     // in the order added; order[head:] are live
-	head  int
+	cur, prev map[string]dedupEntry
+	curSince  tick // when cur started; every id in cur is younger than 5 minutes
 }
 
-type dedupExpiry struct {
-	key string
-	at  tick
+type dedupEntry struct {
+	seq uint64 // the accepted message, for a duplicate's MessageID and SequenceNumber
+	at  tick   // when it was accepted
 }
 
-func newDedupWindow() dedupWindow { return dedupWindow{ids: make(map[string]uint64)} }
+func newDedupWindow() dedupWindow {
+	return dedupWindow{cur: make(map[string]dedupEntry), prev: make(map[string]dedupEntry)}
+}
 
-// lookup returns the message accepted under key within the window.
-func (w *dedupWindow) lookup(key string) (uint64, bool) {
-	seq, ok := w.ids[key]
-	return seq, ok
+// lookup returns the message accepted under key in the 5 minutes before now.
+func (w *dedupWindow) lookup(key string, now tick) (uint64, bool) {
+	if e, ok := w.cur[key]; ok {
+		return e.seq, true
+	}
+	if e, ok := w.prev[key]; ok && now-e.at < dedupInterval {
+		return e.seq, true
+	}
+	return 0, false
 }
 
 func (w *dedupWindow) add(key string, seq uint64, now tick) {
-	w.ids[key] = seq
-	w.order = append(w.order, dedupExpiry{key, now + dedupInterval})
+	w.cur[key] = dedupEntry{seq: seq, at: now}
 }
 
-// expire forgets the ids accepted 5 minutes or more before now.
+// expire turns the generations over once cur is 5 minutes old: every id in prev is then older than that.
 func (w *dedupWindow) expire(now tick) {
-	for w.head < len(w.order) && w.order[w.head].at <= now {
-		delete(w.ids, w.order[w.head].key)
-		w.order[w.head] = dedupExpiry{}
-		w.head++
+	if now-w.curSince < dedupInterval {
+		return
 	}
-	if w.head > 1024 && w.head*2 >= len(w.order) {
-		n := copy(w.order, w.order[w.head:])
-		clear(w.order[n:])
-		w.order = w.order[:n]
-		w.head = 0
-	}
+	clear(w.prev)
+	w.cur, w.prev = w.prev, w.cur
+	w.curSince = now
 }
 
 func (w *dedupWindow) clear() {
-	clear(w.ids)
-	clear(w.order)
-	w.order = w.order[:0]
-	w.head = 0
+	clear(w.cur)
+	clear(w.prev)
 }
 
 // dedupKey returns the deduplication id of m on a FIFO queue, its explicit id or else the hex SHA-256 of the

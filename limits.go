@@ -93,50 +93,50 @@ func validChars(s string) bool {
 	return true
 }
 
-// validateMessage checks everything about m that does not depend on other entries of its batch and
-// returns its size, body plus attributes (7.1). The FIFO requirements of a group and a deduplication id are
+// validateMessage checks everything about m that does not depend on the other entries of its batch, its
+// size (body plus attributes) included (7.1). The FIFO requirements of a group and a deduplication id are
 // checked by requireFIFOIDs, since in a batch they fail the whole call.
-func (q *Queue) validateMessage(m *Message) (int, error) {
+func (q *Queue) validateMessage(m *Message) error {
 	if m.Body == "" {
-		return 0, reject(ErrEmptyBody, "empty body")
+		return reject(ErrEmptyBody, "empty body")
 	}
 	if !validChars(m.Body) {
-		return 0, reject(ErrInvalidMessageContents, "body")
+		return reject(ErrInvalidMessageContents, "body")
 	}
 	size := len(m.Body)
 	if len(m.Attributes) > maxAttributes {
-		return 0, reject(ErrInvalidMessageAttribute, "%d attributes, at most %d", len(m.Attributes), maxAttributes)
+		return reject(ErrInvalidMessageAttribute, "%d attributes, at most %d", len(m.Attributes), maxAttributes)
 	}
 	for name, a := range m.Attributes {
 		n, err := validateAttribute(name, a)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		size += n
 	}
 	if size > q.cfg.maxSize {
-		return 0, reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, q.cfg.maxSize)
+		return reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, q.cfg.maxSize)
 	}
 	if m.GroupID != "" {
 		if err := validateID(m.GroupID, ErrInvalidGroupID); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if m.DeduplicationID != "" {
 		if !q.fifo {
-			return 0, reject(ErrInvalidDeduplicationID, "only FIFO queues take a deduplication id")
+			return reject(ErrInvalidDeduplicationID, "only FIFO queues take a deduplication id")
 		}
 		if err := validateID(m.DeduplicationID, ErrInvalidDeduplicationID); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	switch {
 	case m.Delay < 0 || m.Delay > maxDelay:
-		return 0, reject(ErrInvalidDelay, "%v, want 0..%v", m.Delay, maxDelay)
+		return reject(ErrInvalidDelay, "%v, want 0..%v", m.Delay, maxDelay)
 	case m.Delay > 0 && q.fifo:
-		return 0, reject(ErrInvalidDelay, "%v: FIFO queues take no per-message delay", m.Delay)
+		return reject(ErrInvalidDelay, "%v: FIFO queues take no per-message delay", m.Delay)
 	}
-	return size, nil
+	return nil
 }
 
 // requireFIFOIDs checks 2.2 and 3.1 on a FIFO queue: a group id, and a deduplication id unless the queue

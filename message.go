@@ -62,7 +62,6 @@ type message struct {
 	group *group  // FIFO only
 	msg   Message // as sent, attributes copied
 
-	size         int32
 	slot         int32 // index in Queue.slots
 	dueIdx       int32 // index in the due heap; -1 when absent
 	receiveCount int32
@@ -101,7 +100,7 @@ func (m *message) links(k linkKind) *links {
 // msgList is an intrusive doubly linked list of messages: O(1) to append and to remove any member.
 type msgList struct {
 	head, tail *message
-	len        int
+	len        int32
 	kind       linkKind
 }
 

@@ -292,7 +292,7 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	if err := ctx.Err(); err != nil {
 		return SendResult{}, err
 	}
-	size, err := q.validateMessage(&m)
+	err := q.validateMessage(&m)
 	if err == nil {
 		err = q.requireFIFOIDs(&m)
 	}
@@ -303,7 +303,7 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	if q.fifo {
 		m.DeduplicationID, key = q.dedupKey(&m)
 	}
-	stored := newMessage(&m, size)
+	stored := newMessage(&m)
 	now := q.lock()
 	seq, dup := q.sendLocked(now, stored, key)
 	q.unlock()
@@ -341,8 +341,7 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 		return nil, reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", maxMessageSize, total)
 	}
 	for i := range ms {
-		size, err := q.validateMessage(&ms[i])
-		if err != nil {
+		if err := q.validateMessage(&ms[i]); err != nil {
 			failed = append(failed, EntryError{Index: i, Err: err})
 			continue
 		}
@@ -350,7 +349,7 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 		if q.fifo {
 			m.DeduplicationID, keys[i] = q.dedupKey(&m)
 		}
-		stored[i] = newMessage(&m, size)
+		stored[i] = newMessage(&m)
 	}
 	now := q.lock()
 	for i, m := range stored[:len(ms)] {
@@ -387,8 +386,8 @@ func rawSize(m *Message) int {
 }
 
 // newMessage makes the stored form of a validated message, outside the lock. Its attributes are copied.
-func newMessage(in *Message, size int) *message {
-	m := &message{msg: *in, size: int32(size), dueIdx: -1}
+func newMessage(in *Message) *message {
+	m := &message{msg: *in, dueIdx: -1}
 	m.msg.Attributes = cloneAttributes(in.Attributes)
 	return m
 }
@@ -397,7 +396,7 @@ func newMessage(in *Message, size int) *message {
 // the window: then it returns the original's, and dup.
 func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bool) {
 	if q.fifo {
-		if seq, dup := q.dedup.lookup(key); dup {
+		if seq, dup := q.dedup.lookup(key, now); dup {
 			return seq, true
 		}
 	}
@@ -419,7 +418,7 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	}
 	switch {
 	case q.fifo:
-		q.groups.add(m, m.msg.GroupID)
+		q.groups.add(m)
 		q.dedup.add(key, m.seq, now)
 	case delay == 0:
 		q.fresh.pushBack(m)
