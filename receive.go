@@ -189,17 +189,16 @@ func (q *Queue) deliveries(got []take) []Delivery {
 	out := make([]Delivery, len(got))
 	for i, t := range got {
 		ids := s[i*per : (i+1)*per]
-		out[i] = Delivery{
-			Message:         t.m.msg,
-			ReceiptHandle:   ids[:handleLen],
-			MessageID:       ids[handleLen : handleLen+uuidLen],
-			SequenceNumber:  ids[handleLen+uuidLen:],
-			ReceiveCount:    int(t.receiveCount),
-			SentAt:          q.time(t.m.sentAt),
-			FirstReceivedAt: q.time(t.firstReceivedAt),
-		}
+		d := &out[i] // filled in place: a Delivery is large
+		d.Message = t.m.msg
+		d.ReceiptHandle = ids[:handleLen]
+		d.MessageID = ids[handleLen : handleLen+uuidLen]
+		d.SequenceNumber = ids[handleLen+uuidLen:]
+		d.ReceiveCount = int(t.receiveCount)
+		d.SentAt = q.time(t.m.sentAt)
+		d.FirstReceivedAt = q.time(t.firstReceivedAt)
 		if t.m.msg.Attributes != nil {
-			out[i].Attributes = cloneAttributes(t.m.msg.Attributes)
+			d.Attributes = cloneAttributes(t.m.msg.Attributes)
 		}
 	}
 	return out
