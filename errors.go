@@ -94,6 +94,24 @@ var (
 	ErrMessageNotAvailable = newError("InvalidParameterValue",
 		"message does not exist or is not available for visibility timeout change")
 
+	// ErrInvalidRedrivePolicy: a dead-letter queue must be given, of the same type as its source, with a
+	// maxReceiveCount of 1..1000.
+	ErrInvalidRedrivePolicy = newError("InvalidParameterValue", "invalid redrive policy")
+	// ErrRedriveNotAllowed: the dead-letter queue's redrive allow policy does not allow the source queue.
+	ErrRedriveNotAllowed = newError("InvalidParameterValue", "the dead-letter queue does not allow this source queue")
+	// ErrInvalidRedriveAllowPolicy: sources are named only with RedriveByQueue, which takes 1..10 of them.
+	ErrInvalidRedriveAllowPolicy = newError("InvalidAttributeValue", "invalid redrive allow policy")
+	// ErrNotDeadLetterQueue: a move task's source must be some queue's dead-letter queue.
+	ErrNotDeadLetterQueue = newError("InvalidParameterValue", "source queue must be configured as a dead letter queue")
+	// ErrInvalidMoveTask: a move task moves at most 500 messages a second, to a queue of the source's type
+	// other than the source.
+	ErrInvalidMoveTask = newError("InvalidParameterValue", "invalid message move task")
+	// ErrMoveTaskRunning: a queue has at most one running move task.
+	ErrMoveTaskRunning = newError("InvalidParameterValue",
+		"there is already a task running; only one active task is allowed for a source queue at a given time")
+	// ErrMoveTaskNotRunning: only a running move task can be cancelled.
+	ErrMoveTaskNotRunning = newError("InvalidParameterValue", "the move task is not running")
+
 	// ErrPurgeInProgress: a queue can be purged once every 60 seconds.
 	ErrPurgeInProgress = newError("AWS.SimpleQueueService.PurgeQueueInProgress",
 		"only one PurgeQueue operation is allowed every 60 seconds")

@@ -49,7 +49,7 @@ type Delivery struct {
 	ReceiveCount     int    // ApproximateReceiveCount, this receive included
 	SentAt           time.Time
 	FirstReceivedAt  time.Time
-	DeadLetterSource string // reserved for dead-letter queues: the queue a message was moved from
+	DeadLetterSource string // in a dead-letter queue: the name of the queue the message was moved from
 }
 
 // tick is a point in time as an offset from the queue's epoch: small, and cheap to compare.
@@ -68,6 +68,7 @@ type message struct {
 	state        MessageState // 0 once removed
 	ready        uint8        // standard queues: which ready list holds it (readyNone, readyFresh, readyRetry)
 	changed      bool         // the visibility of the current receipt was changed (receive attempt ids)
+	moved        bool         // moved here from another queue: its MessageID and source are in Queue.origins
 
 	receipt         uint64 // serial of the current receipt; 0 before the first receive
 	sentAt          tick
@@ -132,7 +133,34 @@ func (l *msgList) remove(m *message) {
 	l.len--
 }
 
+// insertAfter puts m right after at, or first when at is nil.
+func (l *msgList) insertAfter(at, m *message) {
+	if at == nil {
+		ln := m.links(l.kind)
+		ln.prev, ln.next = nil, l.head
+		if l.head != nil {
+			l.head.links(l.kind).prev = m
+		} else {
+			l.tail = m
+		}
+		l.head = m
+		l.len++
+		return
+	}
+	if at == l.tail {
+		l.pushBack(m)
+		return
+	}
+	ln, atLn := m.links(l.kind), at.links(l.kind)
+	ln.prev, ln.next = at, atLn.next
+	atLn.next.links(l.kind).prev = m
+	atLn.next = m
+	l.len++
+}
+
 func next(m *message, k linkKind) *message { return m.links(k).next }
+
+func prev(m *message, k linkKind) *message { return m.links(k).prev }
 
 const (
 	uuidLen   = 36
@@ -218,11 +246,12 @@ func (s MessageState) String() string {
 // Snapshot is a look at one stored message, from [Queue.Messages].
 type Snapshot struct {
 	Message
-	MessageID       string
-	SequenceNumber  string // FIFO only
-	State           MessageState
-	ReceiveCount    int
-	SentAt          time.Time
-	FirstReceivedAt time.Time // zero before the first receive
-	VisibleAt       time.Time // when an in-flight or delayed message becomes visible; zero for visible ones
+	MessageID        string
+	SequenceNumber   string // FIFO only
+	State            MessageState
+	ReceiveCount     int
+	SentAt           time.Time
+	FirstReceivedAt  time.Time // zero before the first receive
+	VisibleAt        time.Time // when an in-flight or delayed message becomes visible; zero for visible ones
+	DeadLetterSource string    // in a dead-letter queue: the name of the queue the message was moved from
 }

@@ -42,6 +42,9 @@ type Queue struct {
 	purgedAt    tick
 	purged      bool
 	waiters     waitList
+	origins     map[uint64]origin // by seq: the messages moved here from another queue
+	sources     []*Queue          // the queues whose dead-letter queue this is
+	moveTasks   []*MoveTask       // oldest first
 }
 
 // Stats are a queue's message counts. fifoq counts exactly; SQS calls them approximate.
@@ -62,6 +65,11 @@ type config struct {
 	scope        DeduplicationScope
 	fifoOnly     []string // FIFO-only options given, for the error on a standard queue
 	clock        Clock
+
+	hasRedrive      bool   // WithDeadLetterQueue was given
+	dlq             *Queue // the dead-letter queue, nil without a redrive policy
+	maxReceiveCount int
+	allow           RedriveAllowPolicy // who may use this queue as a dead-letter queue
 }
 
 // An Option sets a queue attribute at [New].
@@ -125,6 +133,9 @@ func New(name string, opts ...Option) (*Queue, error) {
 	if err := cfg.validate(fifo); err != nil {
 		return nil, err
 	}
+	if err := cfg.validateRedrive(name, fifo); err != nil {
+		return nil, err
+	}
 	q := &Queue{
 		name:     name,
 		fifo:     fifo,
@@ -140,6 +151,11 @@ func New(name string, opts ...Option) (*Queue, error) {
 	}
 	if fifo {
 		q.groups = newGroupSet()
+	}
+	if d := cfg.dlq; d != nil {
+		d.mu.Lock()
+		d.sources = append(d.sources, q)
+		d.mu.Unlock()
 	}
 	return q, nil
 }
@@ -283,6 +299,9 @@ func (q *Queue) removeLocked(m *message) {
 	m.ready = readyNone
 	q.countLocked(m.state, -1)
 	m.state = 0
+	if m.moved {
+		delete(q.origins, m.seq)
+	}
 }
 
 // Send sends one message. On a FIFO queue a message whose deduplication id was accepted in the last 5
@@ -515,7 +534,7 @@ func (q *Queue) deleteLocked(h handle) error {
 		return nil // deleted, expired or purged already
 	}
 	if q.fifo && (m.receipt != h.receipt || m.state != StateInFlight) {
-		return reject(ErrReceiptHandleExpired, "message %s", q.messageID(m.seq))
+		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
 	}
 	q.removeLocked(m)
 	return nil
@@ -553,6 +572,7 @@ func (q *Queue) Purge(ctx context.Context) error {
 	q.due.clear()
 	q.dedup.clear()
 	q.attempts.clear()
+	clear(q.origins)
 	q.stats = Stats{}
 	return nil
 }
@@ -567,7 +587,7 @@ func (q *Queue) Messages() iter.Seq[Snapshot] {
 			ids := q.idsFor(m.seq)
 			s := Snapshot{
 				Message:      m.msg,
-				MessageID:    ids[:uuidLen],
+				MessageID:    q.messageIDLocked(m),
 				State:        m.state,
 				ReceiveCount: int(m.receiveCount),
 				SentAt:       q.time(m.sentAt),
@@ -581,6 +601,9 @@ func (q *Queue) Messages() iter.Seq[Snapshot] {
 			}
 			if m.state != StateVisible {
 				s.VisibleAt = q.time(m.dueAt)
+			}
+			if m.moved {
+				s.DeadLetterSource = q.origins[m.seq].source.name
 			}
 			snaps = append(snaps, s)
 		}

@@ -115,9 +115,11 @@ type take struct {
 	receipt         uint64
 	receiveCount    int32
 	firstReceivedAt tick
+	origin          origin // of a message moved from another queue
 }
 
-// takeLocked receives up to len(got) visible messages into got and returns how many.
+// takeLocked receives up to len(got) visible messages into got and returns how many. A message past its
+// receive limit goes to the dead-letter queue instead, and the receive goes on without it.
 func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID string) int {
 	n := 0
 	if q.fifo {
@@ -126,13 +128,19 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			if !ok {
 				break
 			}
-			for m := g.msgs.head; m != nil && m.state == StateVisible && n < len(got); m = next(m, byQueue) {
-				got[n].m = m
-				n++
+			for m := g.msgs.head; m != nil && m.state == StateVisible && n < len(got); {
+				nx := next(m, byQueue)
+				if !q.deadLetterLocked(m) {
+					q.receiveLocked(now, m, vt)
+					got[n] = q.takeOfLocked(m)
+					n++
+				}
+				m = nx
 			}
+			q.groups.update(g) // a dead-lettered head may leave the group available
 		}
 	} else {
-		for ; n < len(got); n++ {
+		for n < len(got) {
 			list := &q.retry
 			if list.len == 0 {
 				list = &q.fresh
@@ -143,11 +151,12 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			}
 			list.remove(m)
 			m.ready = readyNone
-			got[n].m = m
+			if !q.deadLetterLocked(m) {
+				q.receiveLocked(now, m, vt)
+				got[n] = q.takeOfLocked(m)
+				n++
+			}
 		}
-	}
-	for i := range got[:n] {
-		q.receiveLocked(now, &got[i], vt)
 	}
 	if attemptID != "" && n > 0 {
 		q.attempts.add(now, attemptID, got[:n])
@@ -155,9 +164,8 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 	return n
 }
 
-// receiveLocked makes t.m in flight under a new receipt, and records that receipt in t.
-func (q *Queue) receiveLocked(now tick, t *take, vt time.Duration) {
-	m := t.m
+// receiveLocked makes m in flight under a new receipt.
+func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
 	q.setStateLocked(m, StateInFlight)
 	m.receiveCount++
 	if m.receiveCount == 1 {
@@ -168,7 +176,15 @@ func (q *Queue) receiveLocked(now tick, t *take, vt time.Duration) {
 	m.receipt = q.nextReceipt
 	m.changed = false
 	q.scheduleLocked(m, now+vt)
-	*t = take{m: m, receipt: m.receipt, receiveCount: m.receiveCount, firstReceivedAt: m.firstReceivedAt}
+}
+
+// takeOfLocked records m's current receipt for a Delivery.
+func (q *Queue) takeOfLocked(m *message) take {
+	t := take{m: m, receipt: m.receipt, receiveCount: m.receiveCount, firstReceivedAt: m.firstReceivedAt}
+	if m.moved {
+		t.origin = q.origins[m.seq]
+	}
+	return t
 }
 
 // deliveries builds the Deliveries of a receive, outside the lock. One allocation holds every receipt
@@ -194,6 +210,10 @@ func (q *Queue) deliveries(got []take) []Delivery {
 		d.ReceiptHandle = ids[:handleLen]
 		d.MessageID = ids[handleLen : handleLen+uuidLen]
 		d.SequenceNumber = ids[handleLen+uuidLen:]
+		if t.origin.source != nil {
+			d.MessageID = t.origin.messageID
+			d.DeadLetterSource = t.origin.source.name
+		}
 		d.ReceiveCount = int(t.receiveCount)
 		d.SentAt = q.time(t.m.sentAt)
 		d.FirstReceivedAt = q.time(t.firstReceivedAt)
@@ -264,7 +284,7 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got *[maxBat
 		}
 		got[i].m = m
 	}
-	for i, h := range a.handles {
+	for i := range a.handles {
 		m := got[i].m
 		if m.state == StateInFlight {
 			q.due.remove(m)
@@ -274,7 +294,7 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got *[maxBat
 		}
 		m.receivedAt = now
 		q.scheduleLocked(m, now+vt)
-		got[i] = take{m: m, receipt: h.receipt, receiveCount: m.receiveCount, firstReceivedAt: m.firstReceivedAt}
+		got[i] = q.takeOfLocked(m)
 	}
 	return len(a.handles), true, nil
 }

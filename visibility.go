@@ -115,7 +115,7 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	case m == nil:
 		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle)
 	case q.fifo && (m.receipt != h.receipt || m.state != StateInFlight):
-		return reject(ErrReceiptHandleExpired, "message %s", q.messageID(m.seq))
+		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
 	case m.state != StateInFlight:
 		return nil // standard, visible again: succeed and do nothing (spec 1.3.4)
 	case now+e.Timeout > m.receivedAt+maxVisibilityTimeout:

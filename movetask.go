@@ -1,0 +1,278 @@
+package fifoq
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// maxMoveRate is the highest rate of a move task, in messages a second (spec 6.9.2).
+const maxMoveRate = 500
+
+// MoveTaskState is the state of a [MoveTask].
+type MoveTaskState uint8
+
+const (
+	// MoveTaskRunning: the task is moving messages.
+	MoveTaskRunning MoveTaskState = iota + 1
+	// MoveTaskCompleted: the task moved every message it set out to, or found none left.
+	MoveTaskCompleted
+	// MoveTaskCancelling: Cancel was called and the task has not stopped yet.
+	MoveTaskCancelling
+	// MoveTaskCancelled: the task stopped after Cancel; what it moved stays moved.
+	MoveTaskCancelled
+	// MoveTaskFailed: a message could not be moved; MoveTaskStatus.Failure says why.
+	MoveTaskFailed
+)
+
+// String returns the SQS name of the state, such as "RUNNING".
+func (s MoveTaskState) String() string {
+	switch s {
+	case MoveTaskRunning:
+		return "RUNNING"
+	case MoveTaskCompleted:
+		return "COMPLETED"
+	case MoveTaskCancelling:
+		return "CANCELLING"
+	case MoveTaskCancelled:
+		return "CANCELLED"
+	case MoveTaskFailed:
+		return "FAILED"
+	}
+	return fmt.Sprintf("MoveTaskState(%d)", uint8(s))
+}
+
+// MoveTaskStatus is what [MoveTask.Status] and [Queue.MoveTasks] report (ListMessageMoveTasks).
+type MoveTaskStatus struct {
+	State       MoveTaskState
+	Moved       int       // ApproximateNumberOfMessagesMoved
+	ToMove      int       // ApproximateNumberOfMessagesToMove: the visible messages when the task started
+	Source      string    // the dead-letter queue's name
+	Destination string    // "" when messages go back to the queues they came from
+	Rate        int       // messages a second; 0 means as fast as possible
+	StartedAt   time.Time // by the source queue's clock
+	Failure     string    // why the task failed
+}
+
+// A MoveTask moves messages out of a dead-letter queue (a DLQ redrive). It is safe for concurrent use. It
+// runs in a goroutine of its own that ends with the task, and waits only on its queue's clock, so a test
+// can run a rate-limited move inside testing/synctest or on a [ManualClock] without real waiting.
+type MoveTask struct {
+	src, dest *Queue
+	cancel    chan struct{} // closed by Cancel
+	done      chan struct{} // closed when the task ends
+
+	mu     sync.Mutex // guards status
+	status MoveTaskStatus
+}
+
+// StartMoveTask starts moving the messages of this dead-letter queue, oldest first: to dest, or, when dest
+// is nil, each back to the queue it was moved from. Moved messages are new messages there (new MessageID,
+// send time and retention, receive count 0). rate limits the move to that many messages a second, at most
+// 500; 0 moves as fast as possible. The task moves as many messages as were visible when it started, and
+// ends early when none is visible.
+//
+// It returns ErrNotDeadLetterQueue unless this queue is some queue's dead-letter queue, ErrMoveTaskRunning
+// while another task of this queue runs, and ErrInvalidMoveTask for a bad rate or a destination of the
+// other queue type. ctx governs the start only; the task runs until it ends or is cancelled.
+func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*MoveTask, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case rate < 0 || rate > maxMoveRate:
+		return nil, reject(ErrInvalidMoveTask, "rate %d messages a second, want 0..%d", rate, maxMoveRate)
+	case dest == q:
+		return nil, reject(ErrInvalidMoveTask, "destination %s is the source", q.name)
+	case dest != nil && dest.fifo != q.fifo:
+		return nil, reject(ErrInvalidMoveTask, "destination %s is not of the type of %s", dest.name, q.name)
+	}
+	now := q.lock()
+	defer q.unlock()
+	if len(q.sources) == 0 {
+		return nil, reject(ErrNotDeadLetterQueue, "%s is no queue's dead-letter queue", q.name)
+	}
+	for _, t := range q.moveTasks {
+		if s := t.Status().State; s == MoveTaskRunning || s == MoveTaskCancelling {
+			return nil, reject(ErrMoveTaskRunning, "source %s", q.name)
+		}
+	}
+	t := &MoveTask{
+		src:    q,
+		dest:   dest,
+		cancel: make(chan struct{}),
+		done:   make(chan struct{}),
+		status: MoveTaskStatus{
+			State:     MoveTaskRunning,
+			ToMove:    q.stats.Visible,
+			Source:    q.name,
+			Rate:      rate,
+			StartedAt: q.time(now),
+		},
+	}
+	if dest != nil {
+		t.status.Destination = dest.name
+	}
+	q.moveTasks = append(q.moveTasks, t)
+	go t.run()
+	return t, nil
+}
+
+// MoveTasks returns the status of this queue's move tasks, newest first.
+func (q *Queue) MoveTasks() []MoveTaskStatus {
+	q.mu.Lock()
+	tasks := slices.Clone(q.moveTasks)
+	q.mu.Unlock()
+	out := make([]MoveTaskStatus, len(tasks))
+	for i, t := range tasks {
+		out[len(tasks)-1-i] = t.Status()
+	}
+	return out
+}
+
+// Status returns the task's status now.
+func (t *MoveTask) Status() MoveTaskStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status
+}
+
+// Cancel stops a running task; the messages it moved stay moved. It returns ErrMoveTaskNotRunning when the
+// task is not running.
+func (t *MoveTask) Cancel() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status.State != MoveTaskRunning {
+		return reject(ErrMoveTaskNotRunning, "task of %s is %v", t.status.Source, t.status.State)
+	}
+	t.status.State = MoveTaskCancelling
+	close(t.cancel)
+	return nil
+}
+
+// Wait blocks until the task ends, or ctx is done; it returns ctx's error in the second case.
+func (t *MoveTask) Wait(ctx context.Context) error {
+	select {
+	case <-t.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// end records how the task ended. A task cancelled while it finished its last batch ends cancelled.
+func (t *MoveTask) end(s MoveTaskState, failure string) {
+	t.mu.Lock()
+	if t.status.State == MoveTaskCancelling && s == MoveTaskCompleted {
+		s = MoveTaskCancelled
+	}
+	t.status.State, t.status.Failure = s, failure
+	t.mu.Unlock()
+}
+
+// A move is one message on its way out of a dead-letter queue.
+type move struct {
+	to  *Queue
+	msg Message
+}
+
+func (t *MoveTask) run() {
+	defer close(t.done)
+	rate := t.status.Rate
+	for {
+		select {
+		case <-t.cancel:
+			t.end(MoveTaskCancelled, "")
+			return
+		default:
+		}
+		st := t.Status()
+		n := min(maxBatchEntries, st.ToMove-st.Moved)
+		if rate > 0 {
+			n = min(n, rate)
+		}
+		moves, failure := t.src.takeMoves(n, t.dest)
+		for _, mv := range moves {
+			// Sends cannot fail: takeMoves checked each message against its destination.
+			if _, err := mv.to.Send(context.Background(), mv.msg); err != nil {
+				failure = fmt.Sprintf("sending to %s: %v", mv.to.name, err)
+				break
+			}
+			t.mu.Lock()
+			t.status.Moved++
+			t.mu.Unlock()
+		}
+		switch {
+		case failure != "":
+			t.end(MoveTaskFailed, failure)
+			return
+		case len(moves) == 0:
+			t.end(MoveTaskCompleted, "")
+			return
+		}
+		if rate > 0 && !t.pause(time.Duration(len(moves))*time.Second/time.Duration(rate)) {
+			t.end(MoveTaskCancelled, "")
+			return
+		}
+	}
+}
+
+// pause waits d on the source queue's clock; it reports false when the task was cancelled meanwhile.
+func (t *MoveTask) pause(d time.Duration) bool {
+	wake := make(chan struct{})
+	timer := t.src.cfg.clock.AfterFunc(d, func() { close(wake) })
+	select {
+	case <-wake:
+		return true
+	case <-t.cancel:
+		timer.Stop()
+		return false
+	}
+}
+
+// takeMoves takes up to n visible messages out of this dead-letter queue in the order a receive would
+// (oldest group first on FIFO), each bound for dest or for the queue it came from. Like the receives SQS
+// makes for a move task, this is a receive: a message past this queue's own receive limit goes to its
+// dead-letter queue. A message that cannot go (it has no source queue to return to, or is too large for
+// its destination) stays, visible again and received once more, and its reason is returned with the moves
+// before it.
+func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
+	if n <= 0 {
+		return nil, ""
+	}
+	now := q.lock()
+	defer q.unlock()
+	var got [maxBatchEntries]take
+	k := q.takeLocked(now, got[:n], q.cfg.visibility, "")
+	moves := make([]move, 0, k)
+	for i, t := range got[:k] {
+		m := t.m
+		to, failure := dest, ""
+		if to == nil {
+			to = t.origin.source
+		}
+		switch {
+		case to == nil:
+			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
+		case rawSize(&m.msg) > to.cfg.maxSize:
+			failure = fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
+		}
+		if failure != "" {
+			for _, rest := range got[i:k] {
+				q.due.remove(rest.m)
+				q.makeVisibleLocked(rest.m)
+			}
+			return moves, failure
+		}
+		msg := m.msg
+		msg.Delay = 0 // a new message: the destination's delay applies
+		if !to.fifo {
+			msg.DeduplicationID = ""
+		}
+		moves = append(moves, move{to: to, msg: msg})
+		q.removeLocked(m)
+	}
+	return moves, ""
+}

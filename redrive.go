@@ -1,0 +1,178 @@
+package fifoq
+
+import (
+	"slices"
+	"time"
+)
+
+const (
+	maxMaxReceiveCount = 1000
+	maxRedriveSources  = 10
+)
+
+// WithDeadLetterQueue gives the queue a redrive policy: a message received maxReceiveCount times (1..1000)
+// and not deleted moves to dlq on the next receive instead of being returned. dlq must be of the same type
+// (FIFO with FIFO, standard with standard) and must allow this queue under its [RedriveAllowPolicy].
+func WithDeadLetterQueue(dlq *Queue, maxReceiveCount int) Option {
+	return func(c *config) {
+		c.dlq, c.maxReceiveCount, c.hasRedrive = dlq, maxReceiveCount, true
+	}
+}
+
+// WithRedriveAllowPolicy says which queues may use this queue as their dead-letter queue. The default
+// allows all.
+func WithRedriveAllowPolicy(p RedriveAllowPolicy) Option {
+	return func(c *config) { c.allow = p }
+}
+
+// RedrivePermission is the kind of a [RedriveAllowPolicy].
+type RedrivePermission uint8
+
+const (
+	// RedriveAllowAll lets any queue use this queue as its dead-letter queue: the default.
+	RedriveAllowAll RedrivePermission = iota
+	// RedriveDenyAll lets no queue use this queue as its dead-letter queue.
+	RedriveDenyAll
+	// RedriveByQueue lets the queues named in Sources use this queue as their dead-letter queue.
+	RedriveByQueue
+)
+
+// String returns the SQS attribute value: "allowAll", "denyAll" or "byQueue".
+func (p RedrivePermission) String() string {
+	switch p {
+	case RedriveAllowAll:
+		return "allowAll"
+	case RedriveDenyAll:
+		return "denyAll"
+	case RedriveByQueue:
+		return "byQueue"
+	}
+	return "RedrivePermission(invalid)"
+}
+
+// RedriveAllowPolicy says which source queues may use a queue as their dead-letter queue. The zero value
+// allows all.
+type RedriveAllowPolicy struct {
+	Permission RedrivePermission
+	Sources    []string // queue names, with RedriveByQueue only: 1..10 of them
+}
+
+func (p RedriveAllowPolicy) validate() error {
+	switch {
+	case p.Permission > RedriveByQueue:
+		return reject(ErrInvalidRedriveAllowPolicy, "permission %d", p.Permission)
+	case p.Permission != RedriveByQueue && len(p.Sources) > 0:
+		return reject(ErrInvalidRedriveAllowPolicy, "sources are allowed only with %v", RedriveByQueue)
+	case p.Permission == RedriveByQueue && (len(p.Sources) == 0 || len(p.Sources) > maxRedriveSources):
+		return reject(ErrInvalidRedriveAllowPolicy, "%v takes 1..%d source queues, not %d", RedriveByQueue, maxRedriveSources, len(p.Sources))
+	}
+	for _, name := range p.Sources {
+		if err := validateQueueName(name); err != nil {
+			return reject(ErrInvalidRedriveAllowPolicy, "source %q is not a queue name", name)
+		}
+	}
+	return nil
+}
+
+func (p RedriveAllowPolicy) allows(source string) bool {
+	switch p.Permission {
+	case RedriveAllowAll:
+		return true
+	case RedriveByQueue:
+		return slices.Contains(p.Sources, source)
+	}
+	return false
+}
+
+// validateRedrive checks the redrive policy of a new queue named name against its dead-letter queue
+// (spec 6.1, 6.2, 6.7).
+func (c *config) validateRedrive(name string, fifo bool) error {
+	if err := c.allow.validate(); err != nil {
+		return err
+	}
+	if !c.hasRedrive {
+		return nil
+	}
+	switch {
+	case c.dlq == nil:
+		return reject(ErrInvalidRedrivePolicy, "no dead-letter queue")
+	case c.maxReceiveCount < 1 || c.maxReceiveCount > maxMaxReceiveCount:
+		return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", c.maxReceiveCount, maxMaxReceiveCount)
+	case c.dlq.fifo != fifo:
+		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be of the same type", c.dlq.name, name)
+	case !c.dlq.cfg.allow.allows(name):
+		return reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
+	}
+	return nil
+}
+
+// origin is what a message moved from another queue keeps: its MessageID (spec 6.4) and where it came from.
+type origin struct {
+	messageID string
+	source    *Queue
+}
+
+// messageIDLocked returns m's MessageID, which a moved message brings with it.
+func (q *Queue) messageIDLocked(m *message) string {
+	if m.moved {
+		return q.origins[m.seq].messageID
+	}
+	return q.messageID(m.seq)
+}
+
+// deadLetterLocked moves m to the dead-letter queue if this receive would take its receive count past
+// maxReceiveCount (spec 6.3), and reports whether it did. The dead-letter queue's lock is taken inside this
+// queue's: a dead-letter queue exists before its sources, so the order never cycles.
+func (q *Queue) deadLetterLocked(m *message) bool {
+	if q.cfg.dlq == nil || int(m.receiveCount) < q.cfg.maxReceiveCount {
+		return false
+	}
+	o := origin{messageID: q.messageIDLocked(m), source: q}
+	sentAt := q.time(m.sentAt)
+	var firstReceivedAt time.Time
+	if m.receiveCount > 0 {
+		firstReceivedAt = q.time(m.firstReceivedAt)
+	}
+	q.removeLocked(m)
+	q.cfg.dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt)
+	return true
+}
+
+// acceptDeadLetter stores a message moved here from o.source (spec 6.4, 5.4): same MessageID, body,
+// attributes and group, its receive count carried on; on a FIFO queue its deduplication id becomes its
+// MessageID and its retention starts now, on a standard queue retention counts from the original send.
+func (q *Queue) acceptDeadLetter(from *message, o origin, sentAt, firstReceivedAt time.Time) {
+	now := q.lock()
+	defer q.unlock()
+	m := &message{msg: from.msg, dueIdx: -1, receiveCount: from.receiveCount, moved: true}
+	if !firstReceivedAt.IsZero() {
+		m.firstReceivedAt = firstReceivedAt.Sub(q.epoch)
+	}
+	m.sentAt = sentAt.Sub(q.epoch)
+	if q.fifo {
+		m.msg.DeduplicationID = o.messageID
+		m.sentAt = now
+	}
+	m.expiresAt = m.sentAt + q.cfg.retention
+	q.nextSeq++
+	m.seq = q.nextSeq
+	if q.origins == nil {
+		q.origins = make(map[uint64]origin)
+	}
+	q.origins[m.seq] = o
+	q.addSlotLocked(m)
+	// Keep q.all ordered by expiry. Moved messages are older than most that are here, and come in roughly
+	// the order they were sent, so the search from the tail is short.
+	at := q.all.tail
+	for at != nil && at.expiresAt > m.expiresAt {
+		at = prev(at, bySend)
+	}
+	q.all.insertAfter(at, m)
+	q.setStateLocked(m, StateVisible)
+	if q.fifo {
+		q.groups.add(m)
+	} else {
+		q.fresh.pushBack(m)
+		m.ready = readyFresh
+	}
+}
