@@ -250,7 +250,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 	for i, t := range got[:k] {
 		m := t.m
 		to, failure := dest, ""
-		if to == nil {
+		if to == nil && t.origin != nil {
 			to = t.origin.source
 		}
 		switch {

@@ -42,9 +42,9 @@ type Queue struct {
 	purgedAt    tick
 	purged      bool
 	waiters     waitList
-	origins     map[uint64]origin // by seq: the messages moved here from another queue
-	sources     []*Queue          // the queues whose dead-letter queue this is
-	moveTasks   []*MoveTask       // oldest first
+	origins     map[uint64]*origin // by seq: the messages moved here from another queue
+	sources     []*Queue           // the queues whose dead-letter queue this is
+	moveTasks   []*MoveTask        // oldest first
 }
 
 // Stats are a queue's message counts. fifoq counts exactly; SQS calls them approximate.

@@ -115,7 +115,7 @@ type take struct {
 	receipt         uint64
 	receiveCount    int32
 	firstReceivedAt tick
-	origin          origin // of a message moved from another queue
+	origin          *origin // of a message moved from another queue
 }
 
 // takeLocked receives up to len(got) visible messages into got and returns how many. A message past its
@@ -130,7 +130,9 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			}
 			for m := g.msgs.head; m != nil && m.state == StateVisible && n < len(got); {
 				nx := next(m, byQueue)
-				if !q.deadLetterLocked(m) {
+				if q.exhausted(m) {
+					q.deadLetterLocked(m)
+				} else {
 					q.receiveLocked(now, m, vt)
 					got[n] = q.takeOfLocked(m)
 					n++
@@ -151,7 +153,9 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			}
 			list.remove(m)
 			m.ready = readyNone
-			if !q.deadLetterLocked(m) {
+			if q.exhausted(m) {
+				q.deadLetterLocked(m)
+			} else {
 				q.receiveLocked(now, m, vt)
 				got[n] = q.takeOfLocked(m)
 				n++
@@ -210,7 +214,7 @@ func (q *Queue) deliveries(got []take) []Delivery {
 		d.ReceiptHandle = ids[:handleLen]
 		d.MessageID = ids[handleLen : handleLen+uuidLen]
 		d.SequenceNumber = ids[handleLen+uuidLen:]
-		if t.origin.source != nil {
+		if t.origin != nil {
 			d.MessageID = t.origin.messageID
 			d.DeadLetterSource = t.origin.source.name
 		}

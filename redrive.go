@@ -120,14 +120,16 @@ func (q *Queue) messageIDLocked(m *message) string {
 	return q.messageID(m.seq)
 }
 
-// deadLetterLocked moves m to the dead-letter queue if this receive would take its receive count past
-// maxReceiveCount (spec 6.3), and reports whether it did. The dead-letter queue's lock is taken inside this
+// exhausted reports whether receiving m would take its receive count past the maxReceiveCount of the
+// queue's redrive policy: then m goes to the dead-letter queue instead (spec 6.3).
+func (q *Queue) exhausted(m *message) bool {
+	return q.cfg.dlq != nil && int(m.receiveCount) >= q.cfg.maxReceiveCount
+}
+
+// deadLetterLocked moves m to the dead-letter queue. The dead-letter queue's lock is taken inside this
 // queue's: a dead-letter queue exists before its sources, so the order never cycles.
-func (q *Queue) deadLetterLocked(m *message) bool {
-	if q.cfg.dlq == nil || int(m.receiveCount) < q.cfg.maxReceiveCount {
-		return false
-	}
-	o := origin{messageID: q.messageIDLocked(m), source: q}
+func (q *Queue) deadLetterLocked(m *message) {
+	o := &origin{messageID: q.messageIDLocked(m), source: q}
 	sentAt := q.time(m.sentAt)
 	var firstReceivedAt time.Time
 	if m.receiveCount > 0 {
@@ -135,13 +137,12 @@ func (q *Queue) deadLetterLocked(m *message) bool {
 	}
 	q.removeLocked(m)
 	q.cfg.dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt)
-	return true
 }
 
 // acceptDeadLetter stores a message moved here from o.source (spec 6.4, 5.4): same MessageID, body,
 // attributes and group, its receive count carried on; on a FIFO queue its deduplication id becomes its
 // MessageID and its retention starts now, on a standard queue retention counts from the original send.
-func (q *Queue) acceptDeadLetter(from *message, o origin, sentAt, firstReceivedAt time.Time) {
+func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceivedAt time.Time) {
 	now := q.lock()
 	defer q.unlock()
 	m := &message{msg: from.msg, dueIdx: -1, receiveCount: from.receiveCount, moved: true}
@@ -157,7 +158,7 @@ func (q *Queue) acceptDeadLetter(from *message, o origin, sentAt, firstReceivedA
 	q.nextSeq++
 	m.seq = q.nextSeq
 	if q.origins == nil {
-		q.origins = make(map[uint64]origin)
+		q.origins = make(map[uint64]*origin)
 	}
 	q.origins[m.seq] = o
 	q.addSlotLocked(m)
