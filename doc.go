@@ -1,7 +1,7 @@
 // Package fifoq provides an in-process message queue with the semantics of Amazon SQS: standard and FIFO
-// queues, message groups, visibility timeouts, delays, retention, deduplication and long polling. It is
-// meant for testing consumer code without AWS, deterministically and in milliseconds, and for embedding a
-// queue in a service.
+// queues, message groups, visibility timeouts, delays, retention, deduplication, long polling and dead-letter
+// queues. It is meant for testing consumer code without AWS, deterministically and in milliseconds, and for
+// embedding a queue in a service.
 //
 // A queue is created with [New]. A name ending in ".fifo" makes a FIFO queue, any other name a standard
 // queue. Producers call [Queue.Send]; consumers call [Queue.Receive], handle each [Delivery], and then call
@@ -16,8 +16,9 @@
 //   - CreateQueue: [New], with [WithVisibilityTimeout] (VisibilityTimeout), [WithDelay] (DelaySeconds),
 //     [WithRetention] (MessageRetentionPeriod), [WithMaxMessageSize] (MaximumMessageSize),
 //     [WithReceiveWaitTime] (ReceiveMessageWaitTimeSeconds), [WithContentBasedDeduplication]
-//     (ContentBasedDeduplication) and [WithDeduplicationScope] (DeduplicationScope). A name ending in
-//     ".fifo" stands for FifoQueue=true.
+//     (ContentBasedDeduplication), [WithDeduplicationScope] (DeduplicationScope), [WithDeadLetterQueue]
+//     (RedrivePolicy) and [WithRedriveAllowPolicy] (RedriveAllowPolicy). A name ending in ".fifo" stands for
+//     FifoQueue=true.
 //   - SendMessage: [Queue.Send] with a [Message]: [Message.Body] (MessageBody), [Message.GroupID]
 //     (MessageGroupId), [Message.DeduplicationID] (MessageDeduplicationId), [Message.Delay] (DelaySeconds),
 //     [Message.Attributes] (MessageAttributes). It returns a [SendResult] (MessageId, SequenceNumber).
@@ -28,8 +29,9 @@
 //   - Message system attributes: fields of [Delivery]: [Delivery.MessageID] (MessageId),
 //     [Delivery.ReceiptHandle] (ReceiptHandle), [Delivery.SequenceNumber] (SequenceNumber),
 //     [Delivery.ReceiveCount] (ApproximateReceiveCount), [Delivery.SentAt] (SentTimestamp),
-//     [Delivery.FirstReceivedAt] (ApproximateFirstReceiveTimestamp), and in the embedded [Message],
-//     [Message.GroupID] (MessageGroupId) and [Message.DeduplicationID] (MessageDeduplicationId).
+//     [Delivery.FirstReceivedAt] (ApproximateFirstReceiveTimestamp), [Delivery.DeadLetterSource]
+//     (DeadLetterQueueSourceArn, as a queue name), and in the embedded [Message], [Message.GroupID]
+//     (MessageGroupId) and [Message.DeduplicationID] (MessageDeduplicationId).
 //   - DeleteMessage: [Queue.Delete]. DeleteMessageBatch: [Queue.DeleteBatch].
 //   - ChangeMessageVisibility: [Queue.ChangeVisibility]. ChangeMessageVisibilityBatch:
 //     [Queue.ChangeVisibilityBatch].
@@ -37,12 +39,15 @@
 //     (ApproximateNumberOfMessages), [Stats.InFlight] (ApproximateNumberOfMessagesNotVisible),
 //     [Stats.Delayed] (ApproximateNumberOfMessagesDelayed). fifoq counts exactly.
 //   - PurgeQueue: [Queue.Purge].
+//   - StartMessageMoveTask: [Queue.StartMoveTask] on the dead-letter queue. CancelMessageMoveTask:
+//     [MoveTask.Cancel]. ListMessageMoveTasks: [Queue.MoveTasks], and [MoveTask.Status] for one task.
 //   - Error codes: every rejection wraps a sentinel error such as [ErrMissingGroupID], matched with
 //     [errors.Is]; [ErrorCode] returns its SQS error code. Batch calls report the entries that failed in a
 //     [*BatchError]; batch entries have no ids of their own, only their position in the call.
 //
-// There is no SetQueueAttributes: a queue's attributes are fixed when it is created. [Queue.Messages] has no
-// SQS counterpart: it lists every stored message without receiving it, for tests and debugging.
+// There is no SetQueueAttributes: a queue's attributes are fixed when it is created. There is no
+// ListDeadLetterSourceQueues. [Queue.Messages] has no SQS counterpart: it lists every stored message without
+// receiving it, for tests and debugging.
 //
 // # FIFO and message groups
 //
@@ -81,23 +86,65 @@
 // body when no id is given. The id counts across the queue, or per message group with
 // [DeduplicationScopeMessageGroup]. Deleting a message does not forget its id; [Queue.Purge] does.
 //
+// # Dead-letter queues
+//
+// [WithDeadLetterQueue] gives a queue a redrive policy: a dead-letter queue and a maxReceiveCount of 1 to
+// 1000. The dead-letter queue is a *[Queue] of the same type (FIFO with FIFO, standard with standard) that
+// must exist before its source, so queues cannot form a cycle. [New] rejects a bad policy with
+// [ErrInvalidRedrivePolicy].
+//
+// The move happens on a receive: a message already received maxReceiveCount times and not deleted is moved by
+// the next receive that would return it, and that receive goes on without it. On a FIFO queue this unblocks
+// the message's group, so the same receive can return the next message of that group. A message that is never
+// received again stays in its source queue until it is deleted or expires.
+//
+// A moved message keeps its MessageID, body, attributes and group id, and its receive count carries on and
+// keeps counting: a message received maxReceiveCount times in its source reports maxReceiveCount+1 on its
+// first receive from the dead-letter queue. [Delivery.DeadLetterSource] names the queue it came from. In a
+// FIFO dead-letter queue its deduplication id becomes its MessageID, and its send time, and with it its
+// retention, starts at the move. In a standard dead-letter queue it keeps its send time, so its retention
+// counts from the original send and it may expire soon after the move.
+//
+// [WithRedriveAllowPolicy] on the dead-letter queue says which queues may use it: all of them
+// ([RedriveAllowAll], the default), none ([RedriveDenyAll]), or those named in [RedriveAllowPolicy.Sources]
+// ([RedriveByQueue], 1 to 10 queue names). A source that the policy does not allow gets
+// [ErrRedriveNotAllowed] from [New].
+//
+// [Queue.StartMoveTask] on a dead-letter queue starts a [MoveTask] (a DLQ redrive) that moves its messages,
+// oldest first, to a destination queue of the same type, or with a nil destination each back to the queue it
+// came from, at most a given number a second (up to 500; 0 is as fast as possible). Moved messages are new
+// messages: a new MessageID, send time and retention, a receive count of 0, and the destination's delay. A
+// task sets out to move the messages visible when it starts and ends early when none is visible. A queue runs
+// one task at a time ([ErrMoveTaskRunning]), and only a queue that is some queue's dead-letter queue can
+// start one ([ErrNotDeadLetterQueue]).
+//
+// A task is RUNNING ([MoveTaskRunning]) until it ends: COMPLETED ([MoveTaskCompleted]); CANCELLED
+// ([MoveTaskCancelled]) after [MoveTask.Cancel], by way of CANCELLING ([MoveTaskCancelling]) while it stops;
+// or FAILED ([MoveTaskFailed]) when a message cannot be moved, because it was sent to the dead-letter queue
+// directly and has no source to return to, or because it is too large for the destination. That message stays
+// in the dead-letter queue, and the messages moved before it stay moved. [MoveTask.Wait] waits for a task to
+// end; [MoveTask.Status] and [Queue.MoveTasks] report its progress. A task takes each message with a receive
+// of the dead-letter queue, which counts toward the dead-letter queue's own redrive policy if it has one.
+//
 // # Concurrency
 //
-// A [Queue] is safe for concurrent use by any number of producers and consumers. All of its state sits
-// behind one mutex; no call holds it while waiting. A queue starts no goroutines: each call first applies
-// what has come due by the queue's clock (visibility timeouts and delays ending, messages and deduplication
-// ids expiring), so an idle queue costs nothing. Long polls ([ReceiveOptions.WaitTime] or
-// [WithReceiveWaitTime]) wait without polling, are woken in arrival order as messages become visible, and
-// return as soon as their context is done.
+// A [Queue] is safe for concurrent use by any number of producers and consumers. All of its state sits behind
+// one mutex; no call holds it while waiting. A receive that moves a message to a dead-letter queue takes that
+// queue's mutex inside its own, which cannot deadlock because a dead-letter queue exists before its sources.
+// Apart from a move task, which runs in a goroutine of its own until it ends, a queue starts no goroutines:
+// each call first applies what has come due by the queue's clock (visibility timeouts and delays ending,
+// messages and deduplication ids expiring), so an idle queue costs nothing. Long polls
+// ([ReceiveOptions.WaitTime] or [WithReceiveWaitTime]) wait without polling, are woken in arrival order as
+// messages become visible, and return as soon as their context is done.
 //
 // # Time and testing
 //
 // A queue reads time only from its [Clock]. The default is the real clock, which inside a testing/synctest
 // bubble is the bubble's virtual clock, so a test can run a queue there and move time with [time.Sleep].
-// Outside synctest, give the queue a [ManualClock] with [WithClock] and move time with
-// [ManualClock.Advance]: visibility timeouts, delays, retention and the deduplication window all follow it.
-// [ManualClock.WaitTimers] waits until a long poll in another goroutine is waiting, so a test can advance
-// the clock past its wait time without sleeping.
+// Outside synctest, give the queue a [ManualClock] with [WithClock] and move time with [ManualClock.Advance]:
+// visibility timeouts, delays, retention and the deduplication window all follow it. [ManualClock.WaitTimers]
+// waits until a long poll in another goroutine is waiting, so a test can advance the clock past its wait time
+// without sleeping. A rate-limited move task waits on its dead-letter queue's clock in the same way.
 //
 // Because time is an input, a queue gives the same results for the same calls at the same clock readings.
 // Message ids and receipt handles are random per queue; everything else, sequence numbers included, is

@@ -112,6 +112,10 @@ var (
 	// ErrMoveTaskNotRunning: only a running move task can be cancelled.
 	ErrMoveTaskNotRunning = newError("InvalidParameterValue", "the move task is not running")
 
+	// ErrInvalidBatchOptions: Batcher and Consumer options out of their range, or, with Strict, beyond what
+	// Lambda allows.
+	ErrInvalidBatchOptions = newError("InvalidParameterValueException", "invalid batch options")
+
 	// ErrPurgeInProgress: a queue can be purged once every 60 seconds.
 	ErrPurgeInProgress = newError("AWS.SimpleQueueService.PurgeQueueInProgress",
 		"only one PurgeQueue operation is allowed every 60 seconds")

@@ -340,3 +340,95 @@ func ExampleQueue_SendBatch() {
 	// results with a message id: true false true
 	// stored messages: 2
 }
+
+// A FIFO queue with a dead-letter queue: a message received twice and never deleted moves to the
+// dead-letter queue on the next receive, which then delivers the next message of its group. A move task
+// later sends it back to its source queue as a new message.
+func Example_deadLetterQueue() {
+	ctx := context.Background()
+	clk := fifoq.NewManualClock(exStart)
+	dlq, err := fifoq.New("orders-dlq.fifo", fifoq.WithClock(clk)) // a dead-letter queue exists before its sources
+	if err != nil {
+		log.Fatal(err)
+	}
+	q, err := fifoq.New("orders.fifo",
+		fifoq.WithClock(clk),
+		fifoq.WithContentBasedDeduplication(),
+		fifoq.WithDeadLetterQueue(dlq, 2)) // maxReceiveCount 2
+	if err != nil {
+		log.Fatal(err)
+	}
+	var poisonID string
+	for _, body := range []string{"charge card", "send receipt"} {
+		r, err := q.Send(ctx, fifoq.Message{GroupID: "order-17", Body: body})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if poisonID == "" {
+			poisonID = r.MessageID
+		}
+	}
+	receive := func(from *fifoq.Queue, when string) []fifoq.Delivery {
+		ds, err := from.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 1})
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, d := range ds {
+			fmt.Printf("%s: %s gives %q, receive count %d\n", when, from.Name(), d.Body, d.ReceiveCount)
+		}
+		return ds
+	}
+
+	// The consumer fails on "charge card" and never deletes it; "send receipt" waits behind it.
+	receive(q, "t=0s")
+	clk.Advance(30 * time.Second) // the visibility timeout ends
+	receive(q, "t=30s")
+	clk.Advance(30 * time.Second)
+	// The third receive moves "charge card" to the dead-letter queue and unblocks its group.
+	ds := receive(q, "t=60s")
+	if err := q.Delete(ctx, ds[0].ReceiptHandle); err != nil {
+		log.Fatal(err)
+	}
+
+	// In the dead-letter queue: the same message, its receive count carried on.
+	ds = receive(dlq, "t=60s")
+	d := ds[0]
+	fmt.Println("dead-letter source:", d.DeadLetterSource)
+	fmt.Println("same message id:", d.MessageID == poisonID)
+	fmt.Println("deduplication id is the message id:", d.DeduplicationID == poisonID)
+	fmt.Println("sent at (FIFO: the move):", d.SentAt.Sub(exStart))
+
+	// Once the bug is fixed, make it visible again and move it back to where it came from.
+	if err := dlq.ChangeVisibility(ctx, d.ReceiptHandle, 0); err != nil {
+		log.Fatal(err)
+	}
+	task, err := dlq.StartMoveTask(ctx, nil, 0) // nil: back to each message's source; 0: as fast as possible
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := task.Wait(ctx); err != nil {
+		log.Fatal(err)
+	}
+	st := task.Status()
+	fmt.Printf("move task: %v, moved %d of %d from %s to %q\n", st.State, st.Moved, st.ToMove, st.Source, st.Destination)
+
+	// Back in the source it is a new message.
+	ds = receive(q, "t=60s")
+	fmt.Println("new message id:", ds[0].MessageID != poisonID)
+	fmt.Printf("dead-letter source: %q\n", ds[0].DeadLetterSource)
+	fmt.Printf("stats: %s %+v, %s %+v\n", q.Name(), q.Stats(), dlq.Name(), dlq.Stats())
+	// Output:
+	// t=0s: orders.fifo gives "charge card", receive count 1
+	// t=30s: orders.fifo gives "charge card", receive count 2
+	// t=60s: orders.fifo gives "send receipt", receive count 1
+	// t=60s: orders-dlq.fifo gives "charge card", receive count 3
+	// dead-letter source: orders.fifo
+	// same message id: true
+	// deduplication id is the message id: true
+	// sent at (FIFO: the move): 1m0s
+	// move task: COMPLETED, moved 1 of 1 from orders-dlq.fifo to ""
+	// t=60s: orders.fifo gives "charge card", receive count 1
+	// new message id: true
+	// dead-letter source: ""
+	// stats: orders.fifo {Visible:0 InFlight:1 Delayed:0}, orders-dlq.fifo {Visible:0 InFlight:0 Delayed:0}
+}

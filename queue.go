@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"log/slog"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -45,6 +46,7 @@ type Queue struct {
 	origins     map[uint64]*origin // by seq: the messages moved here from another queue
 	sources     []*Queue           // the queues whose dead-letter queue this is
 	moveTasks   []*MoveTask        // oldest first
+	moved       []deadLettered     // to log once the lock is released
 }
 
 // Stats are a queue's message counts. fifoq counts exactly; SQS calls them approximate.
@@ -70,6 +72,7 @@ type config struct {
 	dlq             *Queue // the dead-letter queue, nil without a redrive policy
 	maxReceiveCount int
 	allow           RedriveAllowPolicy // who may use this queue as a dead-letter queue
+	logger          *slog.Logger
 }
 
 // An Option sets a queue attribute at [New].
@@ -204,12 +207,19 @@ func (q *Queue) lock() tick {
 	return now
 }
 
-// unlock hands visible messages to a waiting long poll, then releases mu.
+// unlock hands visible messages to a waiting long poll, then releases mu, then logs the messages moved to
+// the dead-letter queue meanwhile.
 func (q *Queue) unlock() {
 	if q.waiters.len() > 0 && q.hasVisibleLocked() {
 		q.waiters.signal()
 	}
+	moved := q.moved
+	q.moved = nil
 	q.mu.Unlock()
+	for _, d := range moved {
+		q.cfg.logger.Warn("fifoq: message moved to the dead-letter queue", "queue", q.name,
+			"deadLetterQueue", q.cfg.dlq.name, "messageID", d.messageID, "groupID", d.groupID, "receiveCount", d.receiveCount)
+	}
 }
 
 func (q *Queue) hasVisibleLocked() bool {

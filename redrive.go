@@ -1,6 +1,7 @@
 package fifoq
 
 import (
+	"log/slog"
 	"slices"
 	"time"
 )
@@ -18,6 +19,10 @@ func WithDeadLetterQueue(dlq *Queue, maxReceiveCount int) Option {
 		c.dlq, c.maxReceiveCount, c.hasRedrive = dlq, maxReceiveCount, true
 	}
 }
+
+// WithLogger makes the queue log each message it moves to its dead-letter queue, at level Warn, after it
+// has released its lock.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithRedriveAllowPolicy says which queues may use this queue as their dead-letter queue. The default
 // allows all.
@@ -135,8 +140,17 @@ func (q *Queue) deadLetterLocked(m *message) {
 	if m.receiveCount > 0 {
 		firstReceivedAt = q.time(m.firstReceivedAt)
 	}
+	if q.cfg.logger != nil {
+		q.moved = append(q.moved, deadLettered{o.messageID, m.msg.GroupID, int(m.receiveCount)})
+	}
 	q.removeLocked(m)
 	q.cfg.dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt)
+}
+
+// deadLettered records a move to the dead-letter queue for the log.
+type deadLettered struct {
+	messageID, groupID string
+	receiveCount       int
 }
 
 // acceptDeadLetter stores a message moved here from o.source (spec 6.4, 5.4): same MessageID, body,
