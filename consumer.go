@@ -1,0 +1,347 @@
+package fifoq
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Handler processes one batch. Returning nil deletes the batch; an error fails it, and with
+// ReportBatchItemFailures a *BatchItemFailures fails only the messages it names. The context ends at the
+// handler timeout.
+type Handler func(ctx context.Context, batch []Delivery) error
+
+// BatchItemFailures, returned by a [Handler] whose consumer has ReportBatchItemFailures, reports a partial
+// failure by message id: the messages it names fail, the others are deleted. On FIFO queues every later
+// message of the same group in the batch fails too, so group order holds. An id that is not in the batch,
+// or an empty one, fails the whole batch; no ids at all is a success.
+type BatchItemFailures struct {
+	MessageIDs []string
+}
+
+// Error lists the failed message ids.
+func (f *BatchItemFailures) Error() string {
+	return "fifoq: batch item failures: " + strings.Join(f.MessageIDs, ", ")
+}
+
+// A PanicError is the failure of a batch whose handler panicked.
+type PanicError struct {
+	Value any    // what the handler panicked with
+	Stack []byte // the handler goroutine's stack
+}
+
+// Error describes the panic.
+func (e *PanicError) Error() string { return fmt.Sprintf("fifoq: handler panicked: %v", e.Value) }
+
+// ErrHandlerTimeout is the failure of a batch whose handler ran past ConsumerOptions.HandlerTimeout.
+var ErrHandlerTimeout = errors.New("fifoq: handler timed out")
+
+// ConsumerOptions configure a [Consumer], as the settings of a Lambda event source mapping.
+type ConsumerOptions struct {
+	// Batch configures the batches, as for a Batcher.
+	Batch BatchOptions
+	// MaxConcurrency is the most batches handled at once (ScalingConfig.MaximumConcurrency): 1..1000,
+	// default 2; Strict in Batch requires 2 or more. On FIFO queues it is also bounded by the groups with
+	// visible messages, since a group is never in two batches at once.
+	MaxConcurrency int
+	// ReportBatchItemFailures honours a *BatchItemFailures returned by the handler (FunctionResponseTypes);
+	// without it any error fails the whole batch.
+	ReportBatchItemFailures bool
+	// HandlerTimeout bounds one handler call (the function timeout) through its context; a call that runs
+	// past it fails its batch. It must not exceed the visibility timeout of the receives. 0 means none.
+	HandlerTimeout time.Duration
+	// RetryImmediately makes the messages of a failed batch visible at once, instead of after their
+	// visibility timeout as on Lambda.
+	RetryImmediately bool
+	// Filter, if set, is asked about each message first (FilterCriteria): a message it rejects is deleted
+	// without being handled.
+	Filter func(Delivery) bool
+	// Logger, if set, gets one record per batch: its size, groups, outcome, failed messages and duration.
+	Logger *slog.Logger
+	// OnBatch, if set, is called after each batch with what the Logger records. It runs in the goroutine
+	// that handled the batch, never under a queue's lock.
+	OnBatch func(BatchReport)
+}
+
+// Outcome is how a batch ended.
+type Outcome uint8
+
+const (
+	// OutcomeSuccess: the handler returned nil and the batch was deleted.
+	OutcomeSuccess Outcome = iota + 1
+	// OutcomePartial: the handler reported batch item failures; the other messages were deleted.
+	OutcomePartial
+	// OutcomeError: the handler returned an error; the batch failed.
+	OutcomeError
+	// OutcomePanic: the handler panicked; the batch failed.
+	OutcomePanic
+	// OutcomeTimeout: the handler ran past the handler timeout; the batch failed.
+	OutcomeTimeout
+	// OutcomeFiltered: the filter rejected every message, which were deleted; the handler did not run.
+	OutcomeFiltered
+)
+
+// String returns the outcome in lower case, such as "success".
+func (o Outcome) String() string {
+	switch o {
+	case OutcomeSuccess:
+		return "success"
+	case OutcomePartial:
+		return "partial"
+	case OutcomeError:
+		return "error"
+	case OutcomePanic:
+		return "panic"
+	case OutcomeTimeout:
+		return "timeout"
+	case OutcomeFiltered:
+		return "filtered"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// BatchReport is what a [Consumer] reports about one batch.
+type BatchReport struct {
+	Size     int      // messages received in the batch
+	Groups   []string // its message groups, in batch order (FIFO)
+	Filtered int      // messages the filter rejected and deleted
+	Failed   []string // ids of the messages that failed, returned to the queue
+	Outcome  Outcome
+	Err      error         // the handler's error, a *PanicError or ErrHandlerTimeout; nil on success
+	Duration time.Duration // of the handler call, by the queue's clock
+}
+
+// A Consumer runs a handler over the batches of a [Batcher], at most MaxConcurrency at once, like a Lambda
+// event source mapping: success deletes the batch; a failure leaves its messages to come back after their
+// visibility timeout (or at once with RetryImmediately), counting a receive, and to move to the
+// dead-letter queue past the queue's maxReceiveCount.
+type Consumer struct {
+	src     Source
+	batcher *Batcher
+	h       Handler
+	o       ConsumerOptions
+}
+
+const (
+	defaultConcurrency = 2
+	maxConcurrency     = 1000
+)
+
+// NewConsumer returns a Consumer of src that runs h. Options out of range return ErrInvalidBatchOptions.
+func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
+	if h == nil {
+		return nil, reject(ErrInvalidBatchOptions, "nil handler")
+	}
+	b, err := NewBatcher(src, o.Batch)
+	if err != nil {
+		return nil, err
+	}
+	o.MaxConcurrency = cmp.Or(o.MaxConcurrency, defaultConcurrency)
+	switch {
+	case o.MaxConcurrency < 1 || o.MaxConcurrency > maxConcurrency:
+		return nil, reject(ErrInvalidBatchOptions, "maximum concurrency %d, want 1..%d", o.MaxConcurrency, maxConcurrency)
+	case o.Batch.Strict && o.MaxConcurrency < 2:
+		return nil, reject(ErrInvalidBatchOptions, "maximum concurrency %d, Lambda's minimum is 2", o.MaxConcurrency)
+	case o.HandlerTimeout < 0:
+		return nil, reject(ErrInvalidBatchOptions, "handler timeout %v", o.HandlerTimeout)
+	}
+	vt := o.Batch.VisibilityTimeout
+	if q, ok := src.(*Queue); ok && vt == 0 {
+		vt = q.cfg.visibility
+	}
+	if o.HandlerTimeout > 0 && vt > 0 && o.HandlerTimeout > vt {
+		return nil, reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, o.HandlerTimeout)
+	}
+	return &Consumer{src: src, batcher: b, h: h, o: o}, nil
+}
+
+// Run polls and handles batches until ctx is done, then waits for the batches in flight and returns nil.
+// Handlers keep running after ctx is done, to their end or their timeout: their context is not ctx's. No
+// goroutine Run starts outlives it. It returns an error only when the source fails.
+func (c *Consumer) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, c.o.MaxConcurrency)
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		batch, err := c.batcher.Next(ctx)
+		if err != nil {
+			<-slots
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			c.handle(context.WithoutCancel(ctx), batch)
+		})
+	}
+}
+
+// handle runs the handler on one batch and settles the batch's messages.
+func (c *Consumer) handle(ctx context.Context, batch []Delivery) {
+	r := BatchReport{Size: len(batch), Groups: groupsOf(batch)}
+	var drop []Delivery
+	if c.o.Filter != nil {
+		keep := batch[:0:0]
+		for _, d := range batch {
+			if c.o.Filter(d) {
+				keep = append(keep, d)
+			} else {
+				drop = append(drop, d)
+			}
+		}
+		batch, r.Filtered = keep, len(drop)
+	}
+	c.delete(drop)
+	if len(batch) == 0 {
+		r.Outcome = OutcomeFiltered
+		c.report(r)
+		return
+	}
+	start := c.batcher.clock.Now()
+	r.Err = c.call(ctx, batch)
+	r.Duration = c.batcher.clock.Now().Sub(start)
+	var failed []Delivery
+	var items *BatchItemFailures
+	switch {
+	case r.Err == nil:
+		r.Outcome = OutcomeSuccess
+	case errors.Is(r.Err, ErrHandlerTimeout):
+		r.Outcome, failed = OutcomeTimeout, batch
+	case errors.As(r.Err, new(*PanicError)):
+		r.Outcome, failed = OutcomePanic, batch
+	case c.o.ReportBatchItemFailures && errors.As(r.Err, &items):
+		failed = c.itemFailures(batch, items)
+		r.Outcome = OutcomePartial
+		if len(failed) == 0 {
+			r.Outcome, r.Err = OutcomeSuccess, nil
+		}
+	default:
+		r.Outcome, failed = OutcomeError, batch
+	}
+	c.settle(batch, failed)
+	for _, d := range failed {
+		r.Failed = append(r.Failed, d.MessageID)
+	}
+	c.report(r)
+}
+
+// call runs the handler under the handler timeout, turning a panic into a *PanicError.
+func (c *Consumer) call(ctx context.Context, batch []Delivery) (err error) {
+	if c.o.HandlerTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.o.HandlerTimeout)
+		defer cancel()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	err = c.h(ctx, batch)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("%w after %v", ErrHandlerTimeout, c.o.HandlerTimeout)
+	}
+	return err
+}
+
+// itemFailures returns the messages a partial failure fails: those it names and, on FIFO, every later
+// message of their groups in the batch. An id that is not in the batch, or an empty one, fails the whole
+// batch (spec 9.3.4).
+func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) []Delivery {
+	named := make(map[string]bool, len(f.MessageIDs))
+	for _, id := range f.MessageIDs {
+		named[id] = true
+	}
+	for _, d := range batch {
+		delete(named, d.MessageID)
+	}
+	if len(named) > 0 {
+		return batch
+	}
+	failedGroups := make(map[string]bool)
+	var failed []Delivery
+	for _, d := range batch {
+		if slices.Contains(f.MessageIDs, d.MessageID) || c.src.FIFO() && failedGroups[d.GroupID] {
+			failed = append(failed, d)
+			failedGroups[d.GroupID] = true
+		}
+	}
+	return failed
+}
+
+// settle deletes the messages of batch that did not fail and returns the failed ones to the queue: at once
+// with RetryImmediately, else when their visibility timeout ends.
+func (c *Consumer) settle(batch, failed []Delivery) {
+	if len(failed) == 0 {
+		c.delete(batch)
+		return
+	}
+	isFailed := make(map[string]bool, len(failed))
+	for _, d := range failed {
+		isFailed[d.ReceiptHandle] = true
+	}
+	var ok []Delivery
+	for _, d := range batch {
+		if !isFailed[d.ReceiptHandle] {
+			ok = append(ok, d)
+		}
+	}
+	c.delete(ok)
+	if c.o.RetryImmediately {
+		c.batcher.release(failed)
+	}
+}
+
+func (c *Consumer) delete(ds []Delivery) {
+	for len(ds) > 0 {
+		n := min(len(ds), maxBatchEntries)
+		handles := make([]string, n)
+		for i := range handles {
+			handles[i] = ds[i].ReceiptHandle
+		}
+		if err := c.src.DeleteBatch(context.Background(), handles); err != nil && c.o.Logger != nil {
+			c.o.Logger.Warn("fifoq: delete after handling failed", "error", err)
+		}
+		ds = ds[n:]
+	}
+}
+
+func (c *Consumer) report(r BatchReport) {
+	if c.o.Logger != nil {
+		level := slog.LevelInfo
+		if r.Outcome != OutcomeSuccess && r.Outcome != OutcomeFiltered {
+			level = slog.LevelWarn
+		}
+		c.o.Logger.Log(context.Background(), level, "fifoq: batch",
+			"size", r.Size, "groups", len(r.Groups), "outcome", r.Outcome.String(),
+			"failed", len(r.Failed), "filtered", r.Filtered, "duration", r.Duration, "error", r.Err)
+	}
+	if c.o.OnBatch != nil {
+		c.o.OnBatch(r)
+	}
+}
+
+// groupsOf returns the distinct groups of a batch in order.
+func groupsOf(batch []Delivery) []string {
+	var gs []string
+	for i, d := range batch {
+		if d.GroupID != "" && (i == 0 || d.GroupID != batch[i-1].GroupID) {
+			gs = append(gs, d.GroupID)
+		}
+	}
+	return gs
+}
