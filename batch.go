@@ -59,6 +59,18 @@ type Batcher struct {
 	clock Clock
 }
 
+// visibilityTimeout returns the visibility timeout of the Batcher's receives, when it is known: set in the
+// options, or the queue's.
+func (b *Batcher) visibilityTimeout() (time.Duration, bool) {
+	if b.o.VisibilityTimeout > 0 {
+		return b.o.VisibilityTimeout, true
+	}
+	if q, ok := b.src.(*Queue); ok {
+		return q.cfg.visibility, true
+	}
+	return 0, false
+}
+
 // NewBatcher returns a Batcher over src. Options out of range return ErrInvalidBatchOptions.
 func NewBatcher(src Source, o BatchOptions) (*Batcher, error) {
 	if err := o.validate(src.FIFO()); err != nil {
@@ -100,50 +112,83 @@ func (o BatchOptions) validate(fifo bool) error {
 // a first message as long as it takes, and returns ctx's error when ctx is done; messages gathered by then
 // are made visible again first.
 //
-// Messages a receive returned that do not fit in the batch (MaxBytes) are made visible again at once; their
-// receive count has risen by one.
+// With a Window, messages are received with the visibility timeout extended by what is left of the window,
+// so none comes back while the batch gathers (Lambda extends it likewise). Messages a receive returned that
+// do not fit in the batch (MaxBytes) are made visible again at once; their receive count has risen by one.
+// With no Window, a Source other than a *Queue gives the messages of one receive: a Source has no way to
+// ask for a short poll.
 func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
 	var (
 		batch    []Delivery
 		bytes    int
 		deadline time.Time
+		at       map[string]int // MessageID -> index in batch, with a Window
 	)
 	for {
-		wait := maxWaitTime
+		wait, left := maxWaitTime, b.o.Window
 		if len(batch) > 0 {
-			if b.o.Window == 0 {
+			if left = deadline.Sub(b.clock.Now()); b.o.Window == 0 {
 				wait = 0
-			} else if wait = min(deadline.Sub(b.clock.Now()), maxWaitTime); wait <= 0 {
+			} else if wait = min(left, maxWaitTime); wait <= 0 {
 				return batch, nil
 			}
 		}
-		ds, err := b.src.Receive(ctx, ReceiveOptions{
-			MaxMessages:       min(maxBatchEntries, b.o.Size-len(batch)),
-			WaitTime:          max(wait, time.Nanosecond), // 0 would mean the queue's wait time
-			VisibilityTimeout: b.o.VisibilityTimeout,
-		})
+		ds, err := b.receive(ctx, min(maxBatchEntries, b.o.Size-len(batch)), wait, left)
 		if err != nil {
 			b.release(batch)
 			return nil, err
 		}
 		if len(batch) == 0 && len(ds) > 0 && b.o.Window > 0 {
 			deadline = b.clock.Now().Add(b.o.Window)
+			at = make(map[string]int)
 		}
 		full := false
 		for i, d := range ds {
+			if j, ok := at[d.MessageID]; ok {
+				// Received again: its visibility ran out while the window gathered (an unknown visibility
+				// timeout). Keep its place, with the new receipt.
+				batch[j] = d
+				continue
+			}
 			size := deliverySize(&d)
 			if len(batch) > 0 && bytes+size > b.o.MaxBytes {
 				b.release(ds[i:])
 				full = true
 				break
 			}
+			if at != nil {
+				at[d.MessageID] = len(batch)
+			}
 			batch = append(batch, d)
 			bytes += size
 		}
-		if full || len(batch) == b.o.Size || len(batch) > 0 && b.o.Window == 0 && len(ds) == 0 {
+		_, short := b.src.(*Queue)
+		switch {
+		case full, len(batch) == b.o.Size:
+			return batch, nil
+		case len(batch) > 0 && b.o.Window == 0 && (len(ds) == 0 || !short):
 			return batch, nil
 		}
 	}
+}
+
+// receive receives up to n messages, waiting up to wait for the first; wait 0 is a short poll. With a
+// window, left of it, the visibility timeout is extended by left when the Batcher knows it.
+func (b *Batcher) receive(ctx context.Context, n int, wait, left time.Duration) ([]Delivery, error) {
+	o := ReceiveOptions{MaxMessages: n, WaitTime: wait, VisibilityTimeout: b.o.VisibilityTimeout}
+	if vt, ok := b.visibilityTimeout(); ok && left > 0 {
+		o.VisibilityTimeout = min(vt+left, maxVisibilityTimeout)
+	}
+	if q, ok := b.src.(*Queue); ok {
+		maxMessages, _, vt, err := q.receiveParams(o)
+		if err != nil {
+			return nil, err
+		}
+		return q.receive(ctx, o, maxMessages, wait, vt)
+	}
+	// A zero WaitTime means the queue's wait time; the shortest wait there is stands for a short poll.
+	o.WaitTime = max(wait, time.Nanosecond)
+	return b.src.Receive(ctx, o)
 }
 
 // release makes ds visible again at once.

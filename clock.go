@@ -52,19 +52,16 @@ func (c *ManualClock) Now() time.Time { return c.start.Add(time.Duration(c.offse
 
 // AfterFunc arranges for f to be called by the Advance that moves the clock d or more past now.
 func (c *ManualClock) AfterFunc(d time.Duration, f func()) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &manualTimer{clock: c, f: f}
-	c.scheduleLocked(t, d)
+	t := &manualTimer{clock: c, f: f, index: -1}
+	t.resetAt(c.Now().Add(d))
 	return t
 }
 
-func (c *ManualClock) scheduleLocked(t *manualTimer, d time.Duration) {
-	c.seq++
-	t.at, t.seq = time.Duration(c.offset.Load())+d, c.seq
-	heap.Push(&c.timers, t)
-	close(c.changed)
-	c.changed = make(chan struct{})
+// afterFuncAt is AfterFunc with an absolute deadline: f runs at once if the clock reads at or later.
+func (c *ManualClock) afterFuncAt(at time.Time, f func()) *manualTimer {
+	t := &manualTimer{clock: c, f: f, index: -1}
+	t.resetAt(at)
+	return t
 }
 
 // Advance moves the clock forward by d; a negative d does nothing. Timers that come due fire in order of
@@ -130,15 +127,29 @@ func (t *manualTimer) Stop() bool {
 }
 
 // Reset makes the timer fire d after the clock's current time; it reports whether it was pending.
-func (t *manualTimer) Reset(d time.Duration) bool {
+func (t *manualTimer) Reset(d time.Duration) bool { return t.resetAt(t.clock.Now().Add(d)) }
+
+// resetAt makes the timer fire when the clock reads at, at once if it does already; it reports whether it
+// was pending.
+func (t *manualTimer) resetAt(at time.Time) bool {
 	c := t.clock
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	pending := t.index >= 0
 	if pending {
 		heap.Remove(&c.timers, t.index)
 	}
-	c.scheduleLocked(t, d)
+	t.at = at.Sub(c.start)
+	if t.at <= time.Duration(c.offset.Load()) {
+		c.mu.Unlock()
+		t.f()
+		return pending
+	}
+	c.seq++
+	t.seq = c.seq
+	heap.Push(&c.timers, t)
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
 	return pending
 }
 

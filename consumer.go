@@ -28,6 +28,9 @@ type BatchItemFailures struct {
 
 // Error lists the failed message ids.
 func (f *BatchItemFailures) Error() string {
+	if f == nil {
+		return "fifoq: no batch item failures"
+	}
 	return "fifoq: batch item failures: " + strings.Join(f.MessageIDs, ", ")
 }
 
@@ -152,11 +155,7 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 	case o.HandlerTimeout < 0:
 		return nil, reject(ErrInvalidBatchOptions, "handler timeout %v", o.HandlerTimeout)
 	}
-	vt := o.Batch.VisibilityTimeout
-	if q, ok := src.(*Queue); ok && vt == 0 {
-		vt = q.cfg.visibility
-	}
-	if o.HandlerTimeout > 0 && vt > 0 && o.HandlerTimeout > vt {
+	if vt, ok := b.visibilityTimeout(); ok && o.HandlerTimeout > vt {
 		return nil, reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, o.HandlerTimeout)
 	}
 	return &Consumer{src: src, batcher: b, h: h, o: o}, nil
@@ -173,6 +172,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
+			return nil
+		}
+		if ctx.Err() != nil {
 			return nil
 		}
 		batch, err := c.batcher.Next(ctx)
@@ -224,10 +226,15 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery) {
 	case errors.As(r.Err, new(*PanicError)):
 		r.Outcome, failed = OutcomePanic, batch
 	case c.o.ReportBatchItemFailures && errors.As(r.Err, &items):
-		failed = c.itemFailures(batch, items)
-		r.Outcome = OutcomePartial
-		if len(failed) == 0 {
+		var valid bool
+		failed, valid = c.itemFailures(batch, items)
+		switch {
+		case !valid:
+			r.Outcome = OutcomeError
+		case len(failed) == 0:
 			r.Outcome, r.Err = OutcomeSuccess, nil
+		default:
+			r.Outcome = OutcomePartial
 		}
 	default:
 		r.Outcome, failed = OutcomeError, batch
@@ -259,9 +266,12 @@ func (c *Consumer) call(ctx context.Context, batch []Delivery) (err error) {
 }
 
 // itemFailures returns the messages a partial failure fails: those it names and, on FIFO, every later
-// message of their groups in the batch. An id that is not in the batch, or an empty one, fails the whole
-// batch (spec 9.3.4).
-func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) []Delivery {
+// message of their groups in the batch. An id that is not in the batch, or an empty one, makes it invalid:
+// the whole batch fails (spec 9.3.4). A nil f names none.
+func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) (failed []Delivery, valid bool) {
+	if f == nil {
+		return nil, true
+	}
 	named := make(map[string]bool, len(f.MessageIDs))
 	for _, id := range f.MessageIDs {
 		named[id] = true
@@ -270,17 +280,16 @@ func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) []Delive
 		delete(named, d.MessageID)
 	}
 	if len(named) > 0 {
-		return batch
+		return batch, false
 	}
 	failedGroups := make(map[string]bool)
-	var failed []Delivery
 	for _, d := range batch {
 		if slices.Contains(f.MessageIDs, d.MessageID) || c.src.FIFO() && failedGroups[d.GroupID] {
 			failed = append(failed, d)
 			failedGroups[d.GroupID] = true
 		}
 	}
-	return failed
+	return failed, true
 }
 
 // settle deletes the messages of batch that did not fail and returns the failed ones to the queue: at once

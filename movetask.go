@@ -208,7 +208,7 @@ func (t *MoveTask) run() {
 		case failure != "":
 			t.end(MoveTaskFailed, failure)
 			return
-		case len(moves) == 0:
+		case len(moves) == 0 || st.Moved+len(moves) >= st.ToMove:
 			t.end(MoveTaskCompleted, "")
 			return
 		}
@@ -232,39 +232,32 @@ func (t *MoveTask) pause(d time.Duration) bool {
 	}
 }
 
-// takeMoves takes up to n visible messages out of this dead-letter queue in the order a receive would
-// (oldest group first on FIFO), each bound for dest or for the queue it came from. Like the receives SQS
-// makes for a move task, this is a receive: a message past this queue's own receive limit goes to its
-// dead-letter queue. A message that cannot go (it has no source queue to return to, or is too large for
-// its destination) stays, visible again and received once more, and its reason is returned with the moves
-// before it.
+// takeMoves takes up to n visible messages out of this dead-letter queue, oldest first (on FIFO queues only
+// the head of a group, so group order holds), each bound for dest or for the queue it came from. A message
+// that cannot go (it has no source queue to return to, or is too large for its destination) stays where it
+// is, and its reason is returned with the moves before it.
+//
+// It walks the queue from its oldest message, passing over the ones in flight or delayed: few, in a
+// dead-letter queue.
 func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
-	if n <= 0 {
-		return nil, ""
-	}
-	now := q.lock()
+	q.lock()
 	defer q.unlock()
-	var got [maxBatchEntries]take
-	k := q.takeLocked(now, got[:n], q.cfg.visibility, "")
-	moves := make([]move, 0, k)
-	for i, t := range got[:k] {
-		m := t.m
-		to, failure := dest, ""
-		if to == nil && t.origin != nil {
-			to = t.origin.source
+	var moves []move
+	for m := q.all.head; m != nil && len(moves) < n; {
+		nx := next(m, bySend)
+		if m.state != StateVisible || q.fifo && m.group.msgs.head != m {
+			m = nx
+			continue
+		}
+		to := dest
+		if to == nil && m.moved {
+			to = q.origins[m.seq].source
 		}
 		switch {
 		case to == nil:
-			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
+			return moves, fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
 		case rawSize(&m.msg) > to.cfg.maxSize:
-			failure = fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
-		}
-		if failure != "" {
-			for _, rest := range got[i:k] {
-				q.due.remove(rest.m)
-				q.makeVisibleLocked(rest.m)
-			}
-			return moves, failure
+			return moves, fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
 		}
 		msg := m.msg
 		msg.Delay = 0 // a new message: the destination's delay applies
@@ -273,6 +266,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 		}
 		moves = append(moves, move{to: to, msg: msg})
 		q.removeLocked(m)
+		m = nx
 	}
 	return moves, ""
 }

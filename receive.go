@@ -30,11 +30,17 @@ type ReceiveOptions struct {
 // handles and restarts their visibility timeout, provided none of them was deleted, changed or received
 // again since; otherwise it returns ErrAttemptNotRetryable.
 func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	maxMessages, wait, vt, err := q.receiveParams(o)
 	if err != nil {
+		return nil, err
+	}
+	return q.receive(ctx, o, maxMessages, wait, vt)
+}
+
+// receive is Receive with its parameters resolved; a wait of 0 is a short poll, whatever the queue's
+// receive wait time.
+func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, wait, vt time.Duration) ([]Delivery, error) {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	attemptID := ""
@@ -50,6 +56,7 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, erro
 		}
 	}
 	n := q.takeLocked(now, got[:maxMessages], vt, attemptID)
+	var err error
 	if n == 0 && wait > 0 {
 		n, err = q.waitLocked(ctx, now+wait, got[:maxMessages], vt, attemptID)
 	}

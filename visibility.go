@@ -244,28 +244,25 @@ func (w *waiter) poke() {
 }
 
 // sleep waits until w is poked, until the clock reads until, or until ctx is done; it reports whether ctx
-// is done. The timer is set again if the clock moved while it was being set (a hand-driven clock can), so it
-// fires at until exactly.
+// is done. A ManualClock gets the deadline itself, so an Advance racing with the setting of the timer
+// cannot make it late.
 func (w *waiter) sleep(ctx context.Context, clock Clock, until time.Time) bool {
-	for {
-		now := clock.Now()
-		d := until.Sub(now)
-		if d <= 0 {
-			w.poke()
-			break
+	switch c := clock.(type) {
+	case *ManualClock:
+		if w.timer == nil {
+			w.timer = c.afterFuncAt(until, w.pokeFunc)
+		} else {
+			w.timer.(*manualTimer).resetAt(until)
 		}
+	default:
+		d := until.Sub(clock.Now())
 		if w.timer == nil {
 			w.timer = clock.AfterFunc(d, w.pokeFunc)
 		} else {
 			w.timer.Reset(d)
 		}
-		if clock.Now().Equal(now) {
-			break
-		}
 	}
-	if w.timer != nil {
-		defer w.timer.Stop()
-	}
+	defer w.timer.Stop()
 	select {
 	case <-w.wake:
 		return false

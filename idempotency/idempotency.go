@@ -150,15 +150,20 @@ func (s *MemoryStore) forgetLocked() time.Time {
 // Wrap makes h idempotent. For each message of a batch it takes the processing lock of its key (key(d), or
 // the MessageID when key is nil) for lockTimeout; messages it cannot lock are processed, or being processed
 // elsewhere, and are left out, so the consumer deletes them. h gets the rest, in order. When h succeeds
-// their keys are marked processed; when it fails their locks are released so a retry takes them again.
-// A *fifoq.BatchItemFailures from h marks the messages it does not name and releases the ones it names,
-// and on FIFO queues every later message of their groups, which the consumer fails too. Two calls never
-// process one key at the same time, as long as a call ends within lockTimeout.
+// their keys are marked processed; when it fails or panics their locks are released so a retry takes them
+// again. A *fifoq.BatchItemFailures from h marks the messages it does not name and releases the ones it
+// names, and on FIFO queues every later message of their groups, which the consumer fails too; one that
+// names a message h was not given fails them all, as it fails the whole batch.
+//
+// Two calls never process one key at the same time, as long as a call ends within lockTimeout. So choose
+// a lockTimeout at least the handler timeout, and at most the visibility timeout: a copy skipped because
+// another call holds its lock is deleted, and if that call then dies, only the lock timeout running out
+// before the message's visibility timeout lets the message be processed again.
 func Wrap(h fifoq.Handler, s Store, lockTimeout time.Duration, key func(fifoq.Delivery) string) fifoq.Handler {
 	if key == nil {
 		key = func(d fifoq.Delivery) string { return d.MessageID }
 	}
-	return func(ctx context.Context, batch []fifoq.Delivery) error {
+	return func(ctx context.Context, batch []fifoq.Delivery) (err error) {
 		var mine []fifoq.Delivery
 		var keys []string
 		for _, d := range batch {
@@ -176,21 +181,34 @@ func Wrap(h fifoq.Handler, s Store, lockTimeout time.Duration, key func(fifoq.De
 		if len(mine) == 0 {
 			return nil
 		}
-		err := h(ctx, mine)
+		settled := false
+		defer func() {
+			if !settled { // h panicked: the consumer fails the batch, so free its messages for the retry
+				releaseAll(s, keys)
+			}
+		}()
+		err = h(ctx, mine)
+		settled = true
+		ctx = context.WithoutCancel(ctx) // record the outcome even when h ran to its deadline
 		var items *fifoq.BatchItemFailures
 		switch {
 		case err == nil:
 			return markAll(ctx, s, keys)
 		case errors.As(err, &items):
-			failed := failedOf(mine, items)
+			failed, valid := failedOf(mine, items)
+			if !valid {
+				releaseAll(s, keys)
+				return err
+			}
+			errs := []error{err}
 			for i, d := range mine {
 				if failed[d.MessageID] {
 					releaseAll(s, keys[i:i+1])
-				} else if merr := s.MarkProcessed(ctx, keys[i]); merr != nil {
-					return errors.Join(err, merr)
+				} else {
+					errs = append(errs, s.MarkProcessed(ctx, keys[i]))
 				}
 			}
-			return err
+			return errors.Join(errs...)
 		default:
 			releaseAll(s, keys)
 			return err
@@ -199,23 +217,29 @@ func Wrap(h fifoq.Handler, s Store, lockTimeout time.Duration, key func(fifoq.De
 }
 
 // failedOf returns the ids of the messages a partial failure fails: those it names and, on FIFO queues
-// (deliveries with a sequence number), the later messages of their groups.
-func failedOf(batch []fifoq.Delivery, f *fifoq.BatchItemFailures) map[string]bool {
-	failed := make(map[string]bool, len(f.MessageIDs))
+// (deliveries with a sequence number), the later messages of their groups. It is not valid when it names a
+// message that is not in batch (or an empty id).
+func failedOf(batch []fifoq.Delivery, f *fifoq.BatchItemFailures) (failed map[string]bool, valid bool) {
+	failed = make(map[string]bool)
+	if f == nil {
+		return failed, true
+	}
+	named := make(map[string]bool, len(f.MessageIDs))
 	for _, id := range f.MessageIDs {
-		failed[id] = true
+		named[id] = true
 	}
 	groups := make(map[string]bool)
 	for _, d := range batch {
 		fifo := d.SequenceNumber != ""
-		if failed[d.MessageID] || fifo && groups[d.GroupID] {
+		if named[d.MessageID] || fifo && groups[d.GroupID] {
 			failed[d.MessageID] = true
 			if fifo {
 				groups[d.GroupID] = true
 			}
 		}
+		delete(named, d.MessageID)
 	}
-	return failed
+	return failed, len(named) == 0
 }
 
 func markAll(ctx context.Context, s Store, keys []string) error {
