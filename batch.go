@@ -138,6 +138,9 @@ func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
 			b.release(batch)
 			return nil, err
 		}
+		if batch == nil {
+			batch = ds[:0] // the first receive's deliveries are the start of the batch: no copy
+		}
 		if len(batch) == 0 && len(ds) > 0 && b.o.Window > 0 {
 			deadline = b.clock.Now().Add(b.o.Window)
 			at = make(map[string]int)

@@ -194,7 +194,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 
 // handle runs the handler on one batch and settles the batch's messages.
 func (c *Consumer) handle(ctx context.Context, batch []Delivery) {
-	r := BatchReport{Size: len(batch), Groups: groupsOf(batch)}
+	r := BatchReport{Size: len(batch)}
+	if c.o.Logger != nil || c.o.OnBatch != nil {
+		r.Groups = groupsOf(batch)
+	}
 	var drop []Delivery
 	if c.o.Filter != nil {
 		keep := batch[:0:0]

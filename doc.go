@@ -44,6 +44,13 @@
 //   - Error codes: every rejection wraps a sentinel error such as [ErrMissingGroupID], matched with
 //     [errors.Is]; [ErrorCode] returns its SQS error code. Batch calls report the entries that failed in a
 //     [*BatchError]; batch entries have no ids of their own, only their position in the call.
+//   - Lambda event source mapping (CreateEventSourceMapping on an SQS queue): [NewConsumer] with
+//     [ConsumerOptions]: [BatchOptions.Size] (BatchSize), [BatchOptions.Window]
+//     (MaximumBatchingWindowInSeconds), [BatchOptions.MaxBytes] (the 6 MB invocation payload),
+//     [ConsumerOptions.MaxConcurrency] (ScalingConfig.MaximumConcurrency),
+//     [ConsumerOptions.ReportBatchItemFailures] with a [*BatchItemFailures] (FunctionResponseTypes
+//     ReportBatchItemFailures), [ConsumerOptions.HandlerTimeout] (the function timeout),
+//     [ConsumerOptions.Filter] (FilterCriteria). See "Batcher and Consumer" below.
 //
 // There is no SetQueueAttributes: a queue's attributes are fixed when it is created. There is no
 // ListDeadLetterSourceQueues. [Queue.Messages] has no SQS counterpart: it lists every stored message without
@@ -125,6 +132,62 @@
 // in the dead-letter queue, and the messages moved before it stay moved. [MoveTask.Wait] waits for a task to
 // end; [MoveTask.Status] and [Queue.MoveTasks] report its progress. A task takes each message with a receive
 // of the dead-letter queue, which counts toward the dead-letter queue's own redrive policy if it has one.
+//
+// # Batcher and Consumer
+//
+// A [Consumer] does in process what a Lambda event source mapping does for a function: it polls a queue
+// through a [Batcher], runs a [Handler] on each batch, at most [ConsumerOptions.MaxConcurrency] batches at
+// once, and deletes a batch whose handler returns nil. A failed batch is not deleted: its messages come back
+// when their visibility timeout ends, their receive count one higher, and move to the dead-letter queue past
+// the queue's maxReceiveCount. A Batcher can also be used alone: [Batcher.Next] returns a batch when it is
+// full, when its window ends, or when the next message would take it past its byte limit. On a FIFO queue
+// the messages of a group are contiguous and in order in a batch, and a group is never in two batches at
+// once, so concurrency is also bounded by the groups with visible messages. [Consumer.Run] returns nil when
+// its context is done, after the batches in flight are settled; handlers do not see that cancellation.
+//
+// The settings of an event source mapping are options ([NewBatcher] and [NewConsumer] reject values out of
+// range with [ErrInvalidBatchOptions]):
+//
+//   - BatchSize: [BatchOptions.Size], default 10, up to 10,000.
+//   - MaximumBatchingWindowInSeconds: [BatchOptions.Window], 0 to 5 minutes, any duration.
+//   - The 6 MB payload of a synchronous invocation: [BatchOptions.MaxBytes], default 6 MB of bodies and
+//     attributes. A message larger than that on its own makes a batch of one.
+//   - ScalingConfig.MaximumConcurrency: [ConsumerOptions.MaxConcurrency], 1 to 1000, default 2.
+//   - FunctionResponseTypes ReportBatchItemFailures: [ConsumerOptions.ReportBatchItemFailures]. The handler
+//     returns a [*BatchItemFailures] naming the failed messages by MessageID; the others are deleted. An id
+//     that is not in the batch, or an empty one, fails the whole batch; no ids is a success. Without the
+//     option any error fails the whole batch.
+//   - The function timeout: [ConsumerOptions.HandlerTimeout], the deadline of the handler's context. As on
+//     Lambda it may not exceed the visibility timeout of the receives (the queue's, or
+//     [BatchOptions.VisibilityTimeout]).
+//   - FilterCriteria: [ConsumerOptions.Filter]. Messages it rejects are deleted without being handled.
+//   - The redrive policy stays on the queue ([WithDeadLetterQueue]), as on Lambda.
+//
+// A Batcher and a Consumer read the queue through a [Source]: FIFO, Receive, DeleteBatch and
+// ChangeVisibilityBatch. A *[Queue] is one; an adapter over real SQS can be another, so the same handler and
+// options run on both. A source with a Clock method, as [Queue.Clock], times the batch window by that clock;
+// any other by the real clock.
+//
+// fifoq deliberately allows more than Lambda does, unless [BatchOptions.Strict] is set (it is off by
+// default), which rejects what Lambda rejects:
+//
+//   - Batches larger than 10 and batch windows on FIFO queues; on standard queues, batches larger than 10
+//     without a window of at least a second.
+//   - MaxConcurrency 1, for handlers that must run one batch at a time (Lambda's minimum is 2).
+//
+// And always:
+//
+//   - [ConsumerOptions.RetryImmediately] makes failed messages visible again at once, instead of after their
+//     visibility timeout.
+//   - [ConsumerOptions.Filter] is a Go function of the whole [Delivery], not a JSON pattern on the body.
+//   - On a FIFO queue a partial failure also fails every later message of the failed message's group in the
+//     batch, so group order holds. Lambda leaves that to the function and deletes whatever it does not name.
+//
+// A handler that panics fails its batch with a [*PanicError] and does not stop the Consumer. A handler that
+// runs past its timeout is not stopped (Go cannot stop a goroutine): it keeps its concurrency slot until it
+// returns, and its batch fails with [ErrHandlerTimeout] whatever it returns. Messages a receive returned that
+// do not fit under MaxBytes are made visible again at once, with their receive count one higher.
+// [ConsumerOptions.Logger] and [ConsumerOptions.OnBatch] report every batch ([BatchReport]).
 //
 // # Concurrency
 //
