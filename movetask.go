@@ -152,8 +152,14 @@ func (t *MoveTask) Cancel() error {
 	return nil
 }
 
-// Wait blocks until the task ends, or ctx is done; it returns ctx's error in the second case.
+// Wait blocks until the task ends, or ctx is done; it returns ctx's error in the second case. A task that
+// has ended returns nil, whatever ctx says.
 func (t *MoveTask) Wait(ctx context.Context) error {
+	select {
+	case <-t.done:
+		return nil
+	default:
+	}
 	select {
 	case <-t.done:
 		return nil
