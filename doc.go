@@ -130,8 +130,9 @@
 // or FAILED ([MoveTaskFailed]) when a message cannot be moved, because it was sent to the dead-letter queue
 // directly and has no source to return to, or because it is too large for the destination. That message stays
 // in the dead-letter queue, and the messages moved before it stay moved. [MoveTask.Wait] waits for a task to
-// end; [MoveTask.Status] and [Queue.MoveTasks] report its progress. A task takes each message with a receive
-// of the dead-letter queue, which counts toward the dead-letter queue's own redrive policy if it has one.
+// end; [MoveTask.Status] and [Queue.MoveTasks] report its progress. A task takes messages out of the
+// dead-letter queue directly, not by receiving them, so it raises no receive count; on a FIFO queue it takes
+// only the head of each group, so group order holds.
 //
 // # Batcher and Consumer
 //
