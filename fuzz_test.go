@@ -294,6 +294,7 @@ func FuzzStateMachine(f *testing.F) {
 	}
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
 		fifo := rapid.Bool().Draw(t, "fifo")
-		rapid.SyncTest(t, func(t *rapid.T) { mdlRun(t, fifo) })
+		withDLQ := rapid.Bool().Draw(t, "withDLQ")
+		rapid.SyncTest(t, func(t *rapid.T) { mdlRun(t, fifo, withDLQ) })
 	}))
 }

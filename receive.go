@@ -137,13 +137,7 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			}
 			for m := g.msgs.head; m != nil && m.state == StateVisible && n < len(got); {
 				nx := next(m, byQueue)
-				if q.exhausted(m) {
-					q.deadLetterLocked(m)
-				} else {
-					q.receiveLocked(now, m, vt)
-					got[n] = q.takeOfLocked(m)
-					n++
-				}
+				n = q.claimLocked(now, m, vt, got, n)
 				m = nx
 			}
 			q.groups.update(g) // a dead-lettered head may leave the group available
@@ -160,19 +154,25 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			}
 			list.remove(m)
 			m.ready = readyNone
-			if q.exhausted(m) {
-				q.deadLetterLocked(m)
-			} else {
-				q.receiveLocked(now, m, vt)
-				got[n] = q.takeOfLocked(m)
-				n++
-			}
+			n = q.claimLocked(now, m, vt, got, n)
 		}
 	}
 	if attemptID != "" && n > 0 {
 		q.attempts.add(now, attemptID, got[:n])
 	}
 	return n
+}
+
+// claimLocked receives m into got[n], or, past its receive limit, moves it to the dead-letter queue; it
+// returns how many got holds then.
+func (q *Queue) claimLocked(now tick, m *message, vt time.Duration, got []take, n int) int {
+	if q.exhausted(m) {
+		q.deadLetterLocked(m)
+		return n
+	}
+	q.receiveLocked(now, m, vt)
+	got[n] = q.takeOfLocked(m)
+	return n + 1
 }
 
 // receiveLocked makes m in flight under a new receipt.

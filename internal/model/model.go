@@ -32,16 +32,22 @@ var (
 	ErrVisibilityTimeout = errors.New("model: visibility timeout out of range")         // 1.2.4, 1.2.5
 	ErrPurgeInProgress   = errors.New("model: purge within 60 seconds of the last one") // 7.3.3
 	ErrNotReceivable     = errors.New("model: message not receivable")                  // a caller bug in Receive
+	ErrNotMovable        = errors.New("model: not what a move task moves")              // a caller bug in MoveBack
 )
 
 // Config is a queue's configuration.
 type Config struct {
+	Name         string // what a message moved to a dead-letter queue names as its DeadLetterSource
 	FIFO         bool
 	Visibility   time.Duration // the queue's visibility timeout
 	Delay        time.Duration // the queue's delay
 	Retention    time.Duration
 	ContentDedup bool // FIFO: a message without a deduplication id is deduplicated by the SHA-256 of its body
 	GroupScope   bool // FIFO: deduplicate per message group instead of per queue
+	// DLQ is the dead-letter queue (of the same type, without one of its own), nil for none: a message
+	// received MaxReceiveCount times moves there on the receive that would raise its count past that (6.3).
+	DLQ             *Queue
+	MaxReceiveCount int
 }
 
 // Send is what a producer sends.
@@ -50,6 +56,7 @@ type Send struct {
 	GroupID         string
 	DeduplicationID string
 	Delay           time.Duration // standard only; 0 means the queue's delay
+	Attributes      map[string]string
 }
 
 // Message is a stored message.
@@ -57,12 +64,17 @@ type Message struct {
 	ID              string
 	Body            string
 	GroupID         string
-	SentAt          time.Time
+	DeduplicationID string // FIFO: as sent, or the body's hash (3.3); in a FIFO dead-letter queue the ID (3.11)
+	Attributes      map[string]string
+	SentAt          time.Time // in a standard dead-letter queue the original send (5.4), so retention counts from it
 	HiddenUntil     time.Time // delayed or in flight before this time, visible from it on
 	ReceiveCount    int
 	FirstReceivedAt time.Time // 1.4.4; zero before the first receive
 	Receipt         string    // the current receipt handle; "" before the first receive
 	ReceivedAt      time.Time // of the current receipt, for the 12-hour cap
+
+	DeadLetterSource string // in a dead-letter queue: the name of the queue it was moved from
+	source           *Queue // ... and that queue
 }
 
 // State is where a message is in its life.
@@ -86,6 +98,34 @@ func (m *Message) StateAt(now time.Time) State {
 	return Delayed
 }
 
+// Fate is how a message left a queue.
+type Fate int
+
+// The fates.
+const (
+	Deleted      Fate = iota + 1
+	Expired           // past its retention (5.2, 5.4)
+	Purged            // 7.3.3
+	DeadLettered      // moved to the dead-letter queue (6.3)
+	MovedOut          // moved out of this dead-letter queue by a move task (6.9)
+)
+
+func (f Fate) String() string {
+	switch f {
+	case Deleted:
+		return "deleted"
+	case Expired:
+		return "expired"
+	case Purged:
+		return "purged"
+	case DeadLettered:
+		return "dead-lettered"
+	case MovedOut:
+		return "moved out"
+	}
+	return "Fate(?)"
+}
+
 // Stats are exact message counts (spec 10.4).
 type Stats struct{ Visible, InFlight, Delayed int }
 
@@ -103,16 +143,47 @@ type Queue struct {
 	receipts  map[string]string // every receipt handle ever given out -> message id
 	purgedAt  time.Time
 	hasPurged bool
+	fates     map[string]Fate // message id -> how it left
 }
 
 // New returns an empty queue.
-func New(cfg Config) *Queue { return &Queue{cfg: cfg, receipts: map[string]string{}} }
+func New(cfg Config) *Queue {
+	return &Queue{cfg: cfg, receipts: map[string]string{}, fates: map[string]Fate{}}
+}
 
-// advance drops messages past their retention, in flight or not (5.2), and deduplication ids past their
-// 5 minutes (3.4).
+// advance drops messages past their retention, in flight or not (5.2; in a dead-letter queue counted from
+// SentAt as 5.4 sets it), and deduplication ids past their 5 minutes (3.4).
 func (q *Queue) advance(now time.Time) {
-	q.msgs = slices.DeleteFunc(q.msgs, func(m *Message) bool { return !now.Before(m.SentAt.Add(q.cfg.Retention)) })
+	q.msgs = slices.DeleteFunc(q.msgs, func(m *Message) bool {
+		if now.Before(m.SentAt.Add(q.cfg.Retention)) {
+			return false
+		}
+		q.fates[m.ID] = Expired
+		return true
+	})
 	q.dedup = slices.DeleteFunc(q.dedup, func(e dedupEntry) bool { return !now.Before(e.at.Add(DedupInterval)) })
+}
+
+// Fate reports how the message id left this queue, if it did.
+func (q *Queue) Fate(id string) (Fate, bool) {
+	f, ok := q.fates[id]
+	return f, ok
+}
+
+// remove drops m, which left for fate f.
+func (q *Queue) remove(m *Message, f Fate) {
+	q.msgs = slices.DeleteFunc(q.msgs, func(x *Message) bool { return x == m })
+	q.fates[m.ID] = f
+}
+
+// insert stores m oldest first: after every stored message sent no later. Messages are sent in time order, so
+// this appends, except in a standard dead-letter queue, where a moved message keeps its original SentAt.
+func (q *Queue) insert(m *Message) {
+	i := len(q.msgs)
+	for i > 0 && q.msgs[i-1].SentAt.After(m.SentAt) {
+		i--
+	}
+	q.msgs = slices.Insert(q.msgs, i, m)
 }
 
 // DedupKey returns the key a FIFO send is deduplicated under: its id, or the hex SHA-256 of the body with
@@ -148,37 +219,60 @@ func (q *Queue) Send(now time.Time, s Send, newID string) (id string, duplicate 
 	if !q.cfg.FIFO && s.Delay > 0 {
 		delay = s.Delay // 4.2: a message timer overrides the queue delay
 	}
-	q.msgs = append(q.msgs, &Message{
-		ID: newID, Body: s.Body, GroupID: s.GroupID,
+	dedupID := s.DeduplicationID
+	if q.cfg.FIFO && dedupID == "" {
+		sum := sha256.Sum256([]byte(s.Body)) // delivered with the generated id
+		dedupID = hex.EncodeToString(sum[:])
+	}
+	q.insert(&Message{
+		ID: newID, Body: s.Body, GroupID: s.GroupID, DeduplicationID: dedupID, Attributes: s.Attributes,
 		SentAt: now, HiddenUntil: now.Add(delay),
 	})
 	return newID, false
 }
 
-// Next returns the ids a receive of up to max messages takes at now.
+// Next returns the ids a receive of up to max messages takes at now, and the ids it moves to the dead-letter
+// queue instead (6.3): a visible message already received MaxReceiveCount times.
 //
 // FIFO, exactly (2.6, 2.9): a group is available when its head (oldest stored message) is visible; groups are
 // taken by the send order of their head (fifoq's rule: SQS leaves the order between groups open, 2.12), and
-// from each its visible prefix, the messages before the first hidden one, until max is reached.
+// from each its visible prefix, the messages before the first hidden one, until max is reached. A message
+// past its receive limit met on the way moves to the dead-letter queue and the receive goes on with the
+// next one: a dead-lettered head unblocks its group at once (6.5).
 //
 // Standard: a receive may return any max of the visible messages (best-effort order, 1.1.3), so Next returns
-// every visible message in send order; the caller checks the real receive took min(max, len) of them.
-func (q *Queue) Next(now time.Time, max int) []string {
+// every visible message under its limit in send order, and every one past it; the caller checks the real
+// receive took min(max, len(ids)) of ids, and moved all of dead if it took fewer than max, some of them
+// otherwise (the receive stops where it found max).
+func (q *Queue) Next(now time.Time, max int) (ids, dead []string) {
 	q.advance(now)
-	var ids []string
+	return q.next(now, max, q.msgs)
+}
+
+// overLimit reports whether a receive moves m to the dead-letter queue instead of returning it.
+func (q *Queue) overLimit(m *Message) bool {
+	return q.cfg.DLQ != nil && m.ReceiveCount >= q.cfg.MaxReceiveCount
+}
+
+// next is Next over msgs, a subset of the stored messages in send order.
+func (q *Queue) next(now time.Time, max int, msgs []*Message) (ids, dead []string) {
 	if !q.cfg.FIFO {
-		for _, m := range q.msgs {
-			if m.StateAt(now) == Visible {
+		for _, m := range msgs {
+			switch {
+			case m.StateAt(now) != Visible:
+			case q.overLimit(m):
+				dead = append(dead, m.ID)
+			default:
 				ids = append(ids, m.ID)
 			}
 		}
-		return ids
+		return ids, dead
 	}
 	// Group ids in the order of their heads; msgs is in send order, so the first message seen of a group
 	// is its head.
 	var heads []string
 	seen := map[string]bool{}
-	for _, m := range q.msgs {
+	for _, m := range msgs {
 		if !seen[m.GroupID] {
 			seen[m.GroupID] = true
 			if m.StateAt(now) == Visible {
@@ -187,27 +281,40 @@ func (q *Queue) Next(now time.Time, max int) []string {
 		}
 	}
 	for _, g := range heads {
-		for _, m := range q.msgs {
+		for _, m := range msgs {
 			if m.GroupID != g {
 				continue
 			}
 			if m.StateAt(now) != Visible || len(ids) == max {
 				break // the end of the visible prefix
 			}
+			if q.overLimit(m) {
+				dead = append(dead, m.ID) // gone: the group's next message is its head now
+				continue
+			}
 			ids = append(ids, m.ID)
 		}
 	}
-	return ids
+	return ids, dead
 }
 
-// Receive records that the messages ids were received at now, the i-th under receipts[i], hidden for vt
-// (1.2.3), and returns their receive counts (1.4.3). Every id must be visible.
-func (q *Queue) Receive(now time.Time, ids, receipts []string, vt time.Duration) ([]int, error) {
+// Receive records that a receive at now moved the messages dead to the dead-letter queue, in that order, and
+// received the messages ids, the i-th under receipts[i], hidden for vt (1.2.3); it returns their receive
+// counts (1.4.3). Every id must be visible, and past its receive limit exactly when it is in dead.
+func (q *Queue) Receive(now time.Time, ids, receipts []string, vt time.Duration, dead []string) ([]int, error) {
 	q.advance(now)
+	for _, id := range dead {
+		m := q.find(id)
+		if m == nil || m.StateAt(now) != Visible || !q.overLimit(m) {
+			return nil, ErrNotReceivable
+		}
+		q.remove(m, DeadLettered)
+		q.cfg.DLQ.acceptDeadLetter(now, m, q)
+	}
 	counts := make([]int, len(ids))
 	for i, id := range ids {
 		m := q.find(id)
-		if m == nil || m.StateAt(now) != Visible {
+		if m == nil || m.StateAt(now) != Visible || q.overLimit(m) {
 			return nil, ErrNotReceivable
 		}
 		m.ReceiveCount++
@@ -219,6 +326,73 @@ func (q *Queue) Receive(now time.Time, ids, receipts []string, vt time.Duration)
 		counts[i] = m.ReceiveCount
 	}
 	return counts, nil
+}
+
+// acceptDeadLetter stores m, moved here at now from src (6.4): it keeps its ID, body, attributes, group and
+// receive count (1.4.3), and is visible, with no receipt of this queue. On a FIFO queue its deduplication id
+// becomes its ID (3.11) and it counts as sent now, so retention starts again; on a standard queue it keeps
+// its SentAt, and retention counts from that (5.4).
+func (q *Queue) acceptDeadLetter(now time.Time, m *Message, src *Queue) {
+	q.advance(now)
+	c := &Message{
+		ID: m.ID, Body: m.Body, GroupID: m.GroupID, DeduplicationID: m.DeduplicationID, Attributes: m.Attributes,
+		SentAt: m.SentAt, HiddenUntil: now,
+		ReceiveCount: m.ReceiveCount, FirstReceivedAt: m.FirstReceivedAt,
+		DeadLetterSource: src.cfg.Name, source: src,
+	}
+	if q.cfg.FIFO {
+		c.DeduplicationID, c.SentAt = m.ID, now
+	}
+	q.insert(c)
+}
+
+// MoveOrder returns the ids a move task started at now on this dead-letter queue moves, in order: its
+// visible messages, oldest first (6.9.4), as Messages lists them; on FIFO only those that keep group order,
+// a message moving only after every older message of its group. The spec leaves open the order of moved
+// messages sent at the same time in a standard dead-letter queue, which Messages lists in an order of its
+// own: the caller compares modulo that.
+func (q *Queue) MoveOrder(now time.Time) []string {
+	q.advance(now)
+	blocked := map[string]bool{} // FIFO groups with an older message that stays
+	var out []string
+	for _, m := range q.msgs {
+		visible := m.StateAt(now) == Visible
+		if q.cfg.FIFO && (!visible || blocked[m.GroupID]) {
+			blocked[m.GroupID] = true
+			continue
+		}
+		if visible {
+			out = append(out, m.ID)
+		}
+	}
+	return out
+}
+
+// MoveBack records a move task of this dead-letter queue, to each message's own source, at now: ids are the
+// messages it moved, in the order it moved them: MoveOrder's, up to the order MoveOrder leaves open (MoveBack
+// checks the set). Each becomes a new message at the end of its source queue, sent at now with the id newIDs[i],
+// the same body, group and attributes, receive count 0, and the source's delay (5.5, 6.9.4); on FIFO it is
+// deduplicated by the deduplication id it had here.
+func (q *Queue) MoveBack(now time.Time, ids, newIDs []string) error {
+	if !slices.Equal(sortedCopy(ids), sortedCopy(q.MoveOrder(now))) || len(newIDs) != len(ids) {
+		return ErrNotMovable
+	}
+	for i, id := range ids {
+		m := q.find(id)
+		q.remove(m, MovedOut)
+		s := Send{Body: m.Body, GroupID: m.GroupID, Attributes: m.Attributes}
+		if q.cfg.FIFO {
+			s.DeduplicationID = m.DeduplicationID
+		}
+		m.source.Send(now, s, newIDs[i])
+	}
+	return nil
+}
+
+func sortedCopy(ids []string) []string {
+	s := slices.Clone(ids)
+	slices.Sort(s)
+	return s
 }
 
 func (q *Queue) find(id string) *Message {
@@ -246,7 +420,7 @@ func (q *Queue) Delete(now time.Time, receipt string) error {
 	if q.cfg.FIFO && (m.Receipt != receipt || m.StateAt(now) != InFlight) {
 		return ErrReceiptExpired
 	}
-	q.msgs = slices.DeleteFunc(q.msgs, func(x *Message) bool { return x == m })
+	q.remove(m, Deleted)
 	return nil
 }
 
@@ -287,6 +461,9 @@ func (q *Queue) Purge(now time.Time) error {
 		return ErrPurgeInProgress
 	}
 	q.hasPurged, q.purgedAt = true, now
+	for _, m := range q.msgs {
+		q.fates[m.ID] = Purged
+	}
 	q.msgs, q.dedup = nil, nil
 	return nil
 }
@@ -309,7 +486,8 @@ func (q *Queue) Stats(now time.Time) Stats {
 	return s
 }
 
-// Messages returns copies of the stored messages at now, in send order.
+// Messages returns copies of the stored messages at now, oldest first: in send order, except in a standard
+// dead-letter queue, which orders by SentAt, moved messages of equal SentAt in the order they came.
 func (q *Queue) Messages(now time.Time) []Message {
 	q.advance(now)
 	out := make([]Message, len(q.msgs))
