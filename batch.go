@@ -133,7 +133,7 @@ func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
 				return batch, nil
 			}
 		}
-		ds, err := b.receive(ctx, min(maxBatchEntries, b.o.Size-len(batch)), wait, left)
+		ds, err := b.receive(ctx, b.o.Size-len(batch), wait, left)
 		if err != nil {
 			b.release(batch)
 			return nil, err
@@ -177,20 +177,19 @@ func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
 
 // receive receives up to n messages, waiting up to wait for the first; wait 0 is a short poll. With a
 // window, left of it, the visibility timeout is extended by left when the Batcher knows it.
+//
+// From a *Queue it receives all n at once, more than a receive's 10: so a FIFO batch can hold more than 10
+// messages of one group, which a second receive would not give while the first ones are in flight.
 func (b *Batcher) receive(ctx context.Context, n int, wait, left time.Duration) ([]Delivery, error) {
-	o := ReceiveOptions{MaxMessages: n, WaitTime: wait, VisibilityTimeout: b.o.VisibilityTimeout}
-	if vt, ok := b.visibilityTimeout(); ok && left > 0 {
-		o.VisibilityTimeout = min(vt+left, maxVisibilityTimeout)
+	o := ReceiveOptions{WaitTime: wait, VisibilityTimeout: b.o.VisibilityTimeout}
+	if vt, ok := b.visibilityTimeout(); ok {
+		o.VisibilityTimeout = min(vt+max(left, 0), maxVisibilityTimeout)
 	}
 	if q, ok := b.src.(*Queue); ok {
-		maxMessages, _, vt, err := q.receiveParams(o)
-		if err != nil {
-			return nil, err
-		}
-		return q.receive(ctx, o, maxMessages, wait, vt)
+		return q.receive(ctx, o, n, wait, o.VisibilityTimeout)
 	}
 	// A zero WaitTime means the queue's wait time; the shortest wait there is stands for a short poll.
-	o.WaitTime = max(wait, time.Nanosecond)
+	o.MaxMessages, o.WaitTime = min(n, maxBatchEntries), max(wait, time.Nanosecond)
 	return b.src.Receive(ctx, o)
 }
 

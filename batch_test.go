@@ -484,11 +484,11 @@ func TestBatcherFIFOGroupNeverInTwoBatches(t *testing.T) {
 			second: []string{"g2-1", "g2-2"},
 		},
 		{
-			name:   "size 20 (not strict) takes 10 of g1 then moves on",
+			name:   "size 20 (not strict) fills from g1 past 10; g2 while g1 is in flight",
 			size:   20,
-			sends:  append(bcPairs("g1", bcNumbered("g1", 12)), bcPairs("g2", bcNumbered("g2", 3))...),
-			want:   [][]string{append(bcNumbered("g1", 10), bcNumbered("g2", 3)...), {"g1-11", "g1-12"}},
-			second: nil,
+			sends:  append(bcPairs("g1", bcNumbered("g1", 25)), bcPairs("g2", bcNumbered("g2", 3))...),
+			want:   [][]string{bcNumbered("g1", 20), {"g1-21", "g1-22", "g1-23", "g1-24", "g1-25"}},
+			second: bcNumbered("g2", 3),
 		},
 	}
 	for _, tt := range tests {

@@ -23,7 +23,7 @@ type Handler func(ctx context.Context, batch []Delivery) error
 // message of the same group in the batch fails too, so group order holds. An id that is not in the batch,
 // or an empty one, fails the whole batch; no ids at all is a success.
 type BatchItemFailures struct {
-	MessageIDs []string
+	MessageIDs []string // the ids of the messages that failed
 }
 
 // Error lists the failed message ids.
@@ -112,13 +112,14 @@ func (o Outcome) String() string {
 
 // BatchReport is what a [Consumer] reports about one batch.
 type BatchReport struct {
-	Size     int      // messages received in the batch
-	Groups   []string // its message groups, in batch order (FIFO)
-	Filtered int      // messages the filter rejected and deleted
-	Failed   []string // ids of the messages that failed, returned to the queue
-	Outcome  Outcome
-	Err      error         // the handler's error, a *PanicError or ErrHandlerTimeout; nil on success
-	Duration time.Duration // of the handler call, by the queue's clock
+	Size      int           // messages received in the batch
+	Groups    []string      // its message groups, in batch order (FIFO)
+	Filtered  int           // messages the filter rejected and deleted
+	Failed    []string      // ids of the messages that failed, returned to the queue
+	Outcome   Outcome       // how the batch ended
+	Err       error         // the handler's error, a *PanicError or ErrHandlerTimeout; nil on success
+	DeleteErr error         // what deleting the handled (or filtered) messages failed with, if anything
+	Duration  time.Duration // of the handler call, by the queue's clock
 }
 
 // A Consumer runs a handler over the batches of a [Batcher], at most MaxConcurrency at once, like a Lambda
@@ -198,27 +199,23 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery) {
 	if c.o.Logger != nil || c.o.OnBatch != nil {
 		r.Groups = groupsOf(batch)
 	}
+	stop := c.keepInvisible(batch)
 	var drop []Delivery
-	if c.o.Filter != nil {
-		keep := batch[:0:0]
-		for _, d := range batch {
-			if c.o.Filter(d) {
-				keep = append(keep, d)
-			} else {
-				drop = append(drop, d)
-			}
-		}
-		batch, r.Filtered = keep, len(drop)
-	}
-	c.delete(drop)
-	if len(batch) == 0 {
+	batch, drop, r.Err = c.filter(batch)
+	r.Filtered = len(drop)
+	r.DeleteErr = c.delete(drop)
+	if len(batch) == 0 && r.Err == nil {
+		stop()
 		r.Outcome = OutcomeFiltered
 		c.report(r)
 		return
 	}
 	start := c.batcher.clock.Now()
-	r.Err = c.call(ctx, batch)
+	if r.Err == nil {
+		r.Err = c.call(ctx, slices.Clone(batch)) // the handler may reorder its copy
+	}
 	r.Duration = c.batcher.clock.Now().Sub(start)
+	stop()
 	var failed []Delivery
 	var items *BatchItemFailures
 	switch {
@@ -242,19 +239,85 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery) {
 	default:
 		r.Outcome, failed = OutcomeError, batch
 	}
-	c.settle(batch, failed)
+	r.DeleteErr = errors.Join(r.DeleteErr, c.settle(batch, failed))
 	for _, d := range failed {
 		r.Failed = append(r.Failed, d.MessageID)
 	}
 	c.report(r)
 }
 
-// call runs the handler under the handler timeout, turning a panic into a *PanicError.
+// filter splits batch by ConsumerOptions.Filter into the messages to handle and the ones to delete. A
+// panic in the filter fails the batch, as one in the handler does.
+func (c *Consumer) filter(batch []Delivery) (keep, drop []Delivery, err error) {
+	if c.o.Filter == nil {
+		return batch, nil, nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			keep, drop, err = batch, nil, &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	for _, d := range batch {
+		if c.o.Filter(d) {
+			keep = append(keep, d)
+		} else {
+			drop = append(drop, d)
+		}
+	}
+	return keep, drop, nil
+}
+
+// keepInvisible extends the visibility of batch every half visibility timeout while it is handled, so a
+// handler that runs long (or past its timeout, ignoring its context) never lets its messages be received
+// by another batch: two batches of one FIFO group never run at once. The returned stop ends it; no
+// extension happens after stop returns.
+func (c *Consumer) keepInvisible(batch []Delivery) (stop func()) {
+	vt, ok := c.batcher.visibilityTimeout()
+	if !ok || vt <= 0 {
+		return func() {}
+	}
+	var (
+		mu      sync.Mutex
+		stopped bool
+		timer   Timer
+	)
+	var extend func()
+	extend = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		for chunk := range slices.Chunk(batch, maxBatchEntries) {
+			entries := make([]VisibilityChange, len(chunk))
+			for i, d := range chunk {
+				entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: vt}
+			}
+			// Best effort: a message past the 12-hour limit comes back when its visibility ends.
+			_ = c.src.ChangeVisibilityBatch(context.Background(), entries)
+		}
+		timer = c.batcher.clock.AfterFunc(vt/2, extend)
+	}
+	mu.Lock()
+	timer = c.batcher.clock.AfterFunc(vt/2, extend)
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		timer.Stop()
+	}
+}
+
+// call runs the handler under the handler timeout, by the queue's clock, turning a panic into a
+// *PanicError.
 func (c *Consumer) call(ctx context.Context, batch []Delivery) (err error) {
-	if c.o.HandlerTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.o.HandlerTimeout)
-		defer cancel()
+	if d := c.o.HandlerTimeout; d > 0 {
+		cctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		timer := c.batcher.clock.AfterFunc(d, func() { cancel(ErrHandlerTimeout) })
+		defer timer.Stop()
+		ctx = deadlineContext{cctx, c.batcher.clock.Now().Add(d)}
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -262,11 +325,20 @@ func (c *Consumer) call(ctx context.Context, batch []Delivery) (err error) {
 		}
 	}()
 	err = c.h(ctx, batch)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(context.Cause(ctx), ErrHandlerTimeout) {
 		err = fmt.Errorf("%w after %v", ErrHandlerTimeout, c.o.HandlerTimeout)
 	}
 	return err
 }
+
+// deadlineContext is a context cancelled by the queue's clock at deadline, which it reports as its
+// Deadline; on a ManualClock that is a time of the manual clock.
+type deadlineContext struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
 
 // itemFailures returns the messages a partial failure fails: those it names and, on FIFO, every later
 // message of their groups in the batch. An id that is not in the batch, or an empty one, makes it invalid:
@@ -275,19 +347,20 @@ func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) (failed 
 	if f == nil {
 		return nil, true
 	}
+	inBatch := make(map[string]bool, len(batch))
+	for _, d := range batch {
+		inBatch[d.MessageID] = true
+	}
 	named := make(map[string]bool, len(f.MessageIDs))
 	for _, id := range f.MessageIDs {
+		if !inBatch[id] {
+			return batch, false
+		}
 		named[id] = true
-	}
-	for _, d := range batch {
-		delete(named, d.MessageID)
-	}
-	if len(named) > 0 {
-		return batch, false
 	}
 	failedGroups := make(map[string]bool)
 	for _, d := range batch {
-		if slices.Contains(f.MessageIDs, d.MessageID) || c.src.FIFO() && failedGroups[d.GroupID] {
+		if named[d.MessageID] || c.src.FIFO() && failedGroups[d.GroupID] {
 			failed = append(failed, d)
 			failedGroups[d.GroupID] = true
 		}
@@ -296,11 +369,10 @@ func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) (failed 
 }
 
 // settle deletes the messages of batch that did not fail and returns the failed ones to the queue: at once
-// with RetryImmediately, else when their visibility timeout ends.
-func (c *Consumer) settle(batch, failed []Delivery) {
+// with RetryImmediately, else when their visibility timeout ends. It returns what the deletes failed with.
+func (c *Consumer) settle(batch, failed []Delivery) error {
 	if len(failed) == 0 {
-		c.delete(batch)
-		return
+		return c.delete(batch)
 	}
 	isFailed := make(map[string]bool, len(failed))
 	for _, d := range failed {
@@ -312,35 +384,35 @@ func (c *Consumer) settle(batch, failed []Delivery) {
 			ok = append(ok, d)
 		}
 	}
-	c.delete(ok)
 	if c.o.RetryImmediately {
 		c.batcher.release(failed)
 	}
+	return c.delete(ok)
 }
 
-func (c *Consumer) delete(ds []Delivery) {
-	for len(ds) > 0 {
-		n := min(len(ds), maxBatchEntries)
-		handles := make([]string, n)
-		for i := range handles {
-			handles[i] = ds[i].ReceiptHandle
+// delete deletes ds, 10 at a time.
+func (c *Consumer) delete(ds []Delivery) error {
+	var errs []error
+	for chunk := range slices.Chunk(ds, maxBatchEntries) {
+		handles := make([]string, len(chunk))
+		for i, d := range chunk {
+			handles[i] = d.ReceiptHandle
 		}
-		if err := c.src.DeleteBatch(context.Background(), handles); err != nil && c.o.Logger != nil {
-			c.o.Logger.Warn("fifoq: delete after handling failed", "error", err)
-		}
-		ds = ds[n:]
+		errs = append(errs, c.src.DeleteBatch(context.Background(), handles))
 	}
+	return errors.Join(errs...)
 }
 
 func (c *Consumer) report(r BatchReport) {
 	if c.o.Logger != nil {
 		level := slog.LevelInfo
-		if r.Outcome != OutcomeSuccess && r.Outcome != OutcomeFiltered {
+		if r.Outcome != OutcomeSuccess && r.Outcome != OutcomeFiltered || r.DeleteErr != nil {
 			level = slog.LevelWarn
 		}
 		c.o.Logger.Log(context.Background(), level, "fifoq: batch",
 			"size", r.Size, "groups", len(r.Groups), "outcome", r.Outcome.String(),
-			"failed", len(r.Failed), "filtered", r.Filtered, "duration", r.Duration, "error", r.Err)
+			"failed", len(r.Failed), "filtered", r.Filtered, "duration", r.Duration, "error", r.Err,
+			"deleteError", r.DeleteErr)
 	}
 	if c.o.OnBatch != nil {
 		c.o.OnBatch(r)

@@ -1089,3 +1089,153 @@ func TestConsumerNilBatchItemFailures(t *testing.T) {
 	require.NoError(t, err, "the consumer's process failed or crashed:\n%s", out)
 	require.Contains(t, string(out), "--- PASS: TestConsumerNilBatchItemFailures", "the child ran the test:\n%s", out)
 }
+
+// TestConsumerSlowHandlerKeepsItsGroup checks item 2 of the Consumer rules, "two batches of one group never
+// run at the same time", for a handler that runs past the visibility timeout (no handler timeout): the
+// Consumer keeps its batch invisible while it runs, so no other batch gets the group, and the deletes
+// after it succeed.
+func TestConsumerSlowHandlerKeepsItsGroup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := bcNewQueue(t, "bc-slow.fifo", fifoq.WithVisibilityTimeout(30*time.Second))
+		bcSend(t, q, "g1", "a", "b")
+		bcSend(t, q, "g2", "c")
+		var (
+			mu             sync.Mutex
+			active         = map[string]int{}
+			overlaps       int
+			calls          int
+			handledBodies  []string
+			handlerSeconds = 95 * time.Second // more than 3 visibility timeouts
+		)
+		h := func(_ context.Context, batch []fifoq.Delivery) error {
+			mu.Lock()
+			calls++
+			for _, g := range bcGroupsOf(batch) {
+				if active[g]++; active[g] > 1 {
+					overlaps++
+				}
+			}
+			mu.Unlock()
+			time.Sleep(handlerSeconds)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, g := range bcGroupsOf(batch) {
+				active[g]--
+			}
+			handledBodies = append(handledBodies, bcBodies(batch)...)
+			return nil
+		}
+		rs := bcConsume(t, q, h, fifoq.ConsumerOptions{MaxConcurrency: 4, Batch: fifoq.BatchOptions{Size: 1}}, time.Hour,
+			func(rs []fifoq.BatchReport) bool { return len(rs) == 3 })
+		require.Zero(t, overlaps, "a group was in two handler calls at once")
+		require.Equal(t, 3, calls, "each message handled once: none came back while its handler ran")
+		require.ElementsMatch(t, []string{"a", "b", "c"}, handledBodies)
+		for _, r := range rs {
+			require.Equal(t, fifoq.OutcomeSuccess, r.Outcome)
+			require.NoError(t, r.DeleteErr, "the receipt stayed valid, so the delete worked")
+		}
+		require.Equal(t, fifoq.Stats{}, q.Stats())
+	})
+}
+
+// TestConsumerHandlerTimeoutManualClock checks that the handler timeout is measured by the queue's clock:
+// on a ManualClock it fires when the clock is advanced past it, not after real time.
+func TestConsumerHandlerTimeoutManualClock(t *testing.T) {
+	clk := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	q := bcNewQueue(t, "bc-manual-timeout.fifo", fifoq.WithClock(clk), fifoq.WithVisibilityTimeout(time.Hour))
+	bcSend(t, q, "g1", "a")
+	started := make(chan time.Time, 1)
+	h := func(ctx context.Context, _ []fifoq.Delivery) error {
+		dl, ok := ctx.Deadline()
+		if !ok {
+			dl = time.Time{}
+		}
+		started <- dl
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	reports := make(chan fifoq.BatchReport, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c, err := fifoq.NewConsumer(q, h, fifoq.ConsumerOptions{
+		MaxConcurrency: 1,
+		HandlerTimeout: 10 * time.Minute,
+		OnBatch:        func(r fifoq.BatchReport) { reports <- r; cancel() },
+	})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	deadline := <-started
+	require.Equal(t, clk.Now().Add(10*time.Minute), deadline, "the handler's deadline is by the queue's clock")
+	clk.Advance(10*time.Minute - time.Nanosecond)
+	select {
+	case r := <-reports:
+		require.FailNow(t, "the handler timed out before the clock reached its timeout", "%+v", r)
+	default:
+	}
+	clk.Advance(time.Nanosecond)
+	r := <-reports
+	require.Equal(t, fifoq.OutcomeTimeout, r.Outcome)
+	require.ErrorIs(t, r.Err, fifoq.ErrHandlerTimeout)
+	require.Equal(t, 10*time.Minute, r.Duration)
+	require.NoError(t, <-done)
+}
+
+// TestConsumerFilterPanic checks that a Filter that panics fails the batch, as a handler panic does,
+// instead of crashing the process; the messages come back and the next batch is handled.
+func TestConsumerFilterPanic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := bcNewQueue(t, "bc-filter-panic.fifo", fifoq.WithVisibilityTimeout(time.Minute))
+		bcSend(t, q, "g1", "a")
+		var calls int
+		filter := func(fifoq.Delivery) bool {
+			if calls++; calls == 1 {
+				panic("filter bug")
+			}
+			return true
+		}
+		rs := bcConsume(t, q, bcNop, fifoq.ConsumerOptions{MaxConcurrency: 1, RetryImmediately: true, Filter: filter}, time.Hour, bcAfter(2))
+		require.Equal(t, fifoq.OutcomePanic, rs[0].Outcome)
+		var pe *fifoq.PanicError
+		require.ErrorAs(t, rs[0].Err, &pe)
+		require.Equal(t, "filter bug", pe.Value)
+		require.Equal(t, fifoq.OutcomeSuccess, rs[1].Outcome)
+		require.Equal(t, fifoq.Stats{}, q.Stats())
+	})
+}
+
+// TestConsumerHandlerReordersItsBatch checks that a handler that sorts the batch it was given does not change
+// which messages a FIFO partial failure returns: the Consumer judges "later in the group" by its own copy.
+func TestConsumerHandlerReordersItsBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := bcNewQueue(t, "bc-reorder.fifo", fifoq.WithVisibilityTimeout(time.Minute))
+		bcSend(t, q, "g1", "a", "b", "c")
+		h := func(_ context.Context, batch []fifoq.Delivery) error {
+			var failed string
+			for _, d := range batch {
+				if d.Body == "b" {
+					failed = d.MessageID
+				}
+			}
+			slices.Reverse(batch) // the handler's own business
+			return &fifoq.BatchItemFailures{MessageIDs: []string{failed}}
+		}
+		rs := bcConsume(t, q, h, fifoq.ConsumerOptions{MaxConcurrency: 1, ReportBatchItemFailures: true}, time.Hour, bcAfter(1))
+		require.Equal(t, fifoq.OutcomePartial, rs[0].Outcome)
+		require.Len(t, rs[0].Failed, 2, "b and c, the message after it in its group, fail")
+		bodies, inFlight := bcStored(q)
+		require.Equal(t, []string{"b", "c"}, bodies, "a was deleted; b and c stay, in order")
+		require.Equal(t, 2, inFlight)
+	})
+}
+
+// bcGroupsOf returns the distinct groups of a batch.
+func bcGroupsOf(batch []fifoq.Delivery) []string {
+	var gs []string
+	for _, d := range batch {
+		if !slices.Contains(gs, d.GroupID) {
+			gs = append(gs, d.GroupID)
+		}
+	}
+	return gs
+}

@@ -133,34 +133,7 @@ func (l *msgList) remove(m *message) {
 	l.len--
 }
 
-// insertAfter puts m right after at, or first when at is nil.
-func (l *msgList) insertAfter(at, m *message) {
-	if at == nil {
-		ln := m.links(l.kind)
-		ln.prev, ln.next = nil, l.head
-		if l.head != nil {
-			l.head.links(l.kind).prev = m
-		} else {
-			l.tail = m
-		}
-		l.head = m
-		l.len++
-		return
-	}
-	if at == l.tail {
-		l.pushBack(m)
-		return
-	}
-	ln, atLn := m.links(l.kind), at.links(l.kind)
-	ln.prev, ln.next = at, atLn.next
-	atLn.next.links(l.kind).prev = m
-	atLn.next = m
-	l.len++
-}
-
 func next(m *message, k linkKind) *message { return m.links(k).next }
-
-func prev(m *message, k linkKind) *message { return m.links(k).prev }
 
 const (
 	uuidLen   = 36

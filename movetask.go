@@ -201,11 +201,7 @@ func (t *MoveTask) run() {
 		}
 		moves, failure := t.src.takeMoves(n, t.dest)
 		for _, mv := range moves {
-			// Sends cannot fail: takeMoves checked each message against its destination.
-			if _, err := mv.to.Send(context.Background(), mv.msg); err != nil {
-				failure = fmt.Sprintf("sending to %s: %v", mv.to.name, err)
-				break
-			}
+			mv.to.sendMoved(mv.msg)
 			t.mu.Lock()
 			t.status.Moved++
 			t.mu.Unlock()
@@ -238,32 +234,61 @@ func (t *MoveTask) pause(d time.Duration) bool {
 	}
 }
 
-// takeMoves takes up to n visible messages out of this dead-letter queue, oldest first (on FIFO queues only
-// the head of a group, so group order holds), each bound for dest or for the queue it came from. A message
-// that cannot go (it has no source queue to return to, or is too large for its destination) stays where it
-// is, and its reason is returned with the moves before it.
-//
-// It walks the queue from its oldest message, passing over the ones in flight or delayed: few, in a
-// dead-letter queue.
+// sendMoved stores a message a move task took out of a dead-letter queue, as a new message. It cannot
+// fail: the message passed the rules when it was first sent, and takeMoves checked it against this queue's
+// size limit. Deduplication does not apply: a move is not a producer's retry, and nothing may be lost.
+func (q *Queue) sendMoved(msg Message) {
+	m := newMessage(&msg)
+	now := q.lock()
+	q.sendLocked(now, m, "")
+	q.unlock()
+}
+
+// takeMoves takes up to n visible messages out of this dead-letter queue, oldest first (in the order they
+// arrived), each bound for dest or for the queue it came from. On a FIFO queue only the head of a group can
+// go, so group order holds: the available groups' tree gives the oldest head in O(log g). On a standard
+// queue it walks the queue from its oldest message, passing over the ones in flight: few, in a dead-letter
+// queue. A message that cannot go (it has no source queue to return to, or is too large for its
+// destination) stays where it is, and its reason is returned with the moves before it.
 func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 	q.lock()
 	defer q.unlock()
 	var moves []move
-	for m := q.all.head; m != nil && len(moves) < n; {
-		nx := next(m, bySend)
-		if m.state != StateVisible || q.fifo && m.group.msgs.head != m {
-			m = nx
-			continue
+	oldest := func() *message { // the oldest message that may move now
+		if q.fifo {
+			if g, ok := q.groups.popOldest(); ok {
+				return g.msgs.head
+			}
+			return nil
+		}
+		for m := q.all.head; m != nil; m = next(m, bySend) {
+			if m.state == StateVisible {
+				return m
+			}
+		}
+		return nil
+	}
+	for len(moves) < n {
+		m := oldest()
+		if m == nil {
+			break
 		}
 		to := dest
 		if to == nil && m.moved {
 			to = q.origins[m.seq].source
 		}
+		failure := ""
 		switch {
 		case to == nil:
-			return moves, fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
+			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
 		case rawSize(&m.msg) > to.cfg.maxSize:
-			return moves, fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
+			failure = fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
+		}
+		if failure != "" {
+			if q.fifo {
+				q.groups.update(m.group) // back in the tree it was taken from
+			}
+			return moves, failure
 		}
 		msg := m.msg
 		msg.Delay = 0 // a new message: the destination's delay applies
@@ -271,8 +296,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 			msg.DeduplicationID = ""
 		}
 		moves = append(moves, move{to: to, msg: msg})
-		q.removeLocked(m)
-		m = nx
+		q.removeLocked(m) // on FIFO the group goes back in the tree if its next message is visible
 	}
 	return moves, ""
 }

@@ -237,7 +237,11 @@ func (q *Queue) time(t tick) time.Time { return q.epoch.Add(t) }
 func (q *Queue) catchUpLocked(now tick) {
 	for m := q.due.peek(); m != nil && m.dueAt <= now; m = q.due.peek() {
 		q.due.pop()
-		q.makeVisibleLocked(m)
+		if m.expiresAt <= now {
+			q.removeLocked(m) // a message whose retention comes due from the index
+		} else {
+			q.makeVisibleLocked(m)
+		}
 	}
 	for m := q.all.head; m != nil && m.expiresAt <= now; m = q.all.head {
 		q.removeLocked(m)
@@ -288,7 +292,16 @@ func (q *Queue) makeVisibleLocked(m *message) {
 		q.fresh.pushBack(m)
 		m.ready = readyFresh
 	}
+	if q.expiresOutOfOrder(m) {
+		m.dueAt = m.expiresAt
+		q.due.push(m)
+	}
 }
+
+// expiresOutOfOrder reports whether m's retention can end before that of messages stored before it: a
+// message moved into a standard dead-letter queue keeps its original send time (spec 5.4). Its retention
+// comes due from the due index, in O(log n), rather than from the front of q.all.
+func (q *Queue) expiresOutOfOrder(m *message) bool { return m.moved && !q.fifo }
 
 // removeLocked deletes m from every structure that holds it.
 func (q *Queue) removeLocked(m *message) {
@@ -422,9 +435,10 @@ func newMessage(in *Message) *message {
 }
 
 // sendLocked stores m and returns its sequence number, unless its deduplication key was accepted within
-// the window: then it returns the original's, and dup.
+// the window: then it returns the original's, and dup. An empty key (a move task's message) skips
+// deduplication.
 func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bool) {
-	if q.fifo {
+	if q.fifo && key != "" {
 		if seq, dup := q.dedup.lookup(key, now); dup {
 			return seq, true
 		}
@@ -448,7 +462,9 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	switch {
 	case q.fifo:
 		q.groups.add(m)
-		q.dedup.add(key, m.seq, now)
+		if key != "" {
+			q.dedup.add(key, m.seq, now)
+		}
 	case delay == 0:
 		q.fresh.pushBack(m)
 		m.ready = readyFresh
@@ -611,6 +627,9 @@ func (q *Queue) Messages() iter.Seq[Snapshot] {
 			}
 			if m.state != StateVisible {
 				s.VisibleAt = q.time(m.dueAt)
+				if q.expiresOutOfOrder(m) {
+					s.VisibleAt = q.time(q.origins[m.seq].visibleAt)
+				}
 			}
 			if m.moved {
 				s.DeadLetterSource = q.origins[m.seq].source.name

@@ -47,10 +47,14 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	if q.fifo {
 		attemptID = o.AttemptID
 	}
-	var got [maxBatchEntries]take
+	var buf [maxBatchEntries]take
+	got := buf[:]
+	if maxMessages > len(buf) { // a Batcher's receive
+		got = make([]take, maxMessages)
+	}
 	now := q.lock()
 	if attemptID != "" {
-		if n, replayed, err := q.replayLocked(now, attemptID, vt, &got); replayed || err != nil {
+		if n, replayed, err := q.replayLocked(now, attemptID, vt, got); replayed || err != nil {
 			q.unlock()
 			return q.deliveries(got[:n]), err
 		}
@@ -186,6 +190,9 @@ func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
 	q.nextReceipt++
 	m.receipt = q.nextReceipt
 	m.changed = false
+	if m.dueIdx >= 0 { // its retention's due time
+		q.due.remove(m)
+	}
 	q.scheduleLocked(m, now+vt)
 }
 
@@ -252,6 +259,9 @@ type attempt struct {
 func newAttemptWindow() attemptWindow { return attemptWindow{byID: make(map[string]*attempt)} }
 
 func (w *attemptWindow) add(now tick, id string, got []take) {
+	if _, ok := w.byID[id]; ok {
+		return // two long polls with one attempt id both waited: the first to receive keeps it
+	}
 	a := &attempt{id: id, expiresAt: now + dedupInterval, handles: make([]handle, len(got))}
 	for i, t := range got {
 		a.handles[i] = handle{slot: t.m.slot, seq: t.m.seq, receipt: t.receipt}
@@ -283,7 +293,7 @@ func (w *attemptWindow) clear() {
 
 // replayLocked answers a retry of the receive with attempt id: the same messages under the same receipts,
 // their visibility timeout started again, when every one is still under that receipt and unchanged.
-func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got *[maxBatchEntries]take) (int, bool, error) {
+func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) (int, bool, error) {
 	a, ok := q.attempts.byID[id]
 	if !ok {
 		return 0, false, nil

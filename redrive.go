@@ -115,6 +115,7 @@ func (c *config) validateRedrive(name string, fifo bool) error {
 type origin struct {
 	messageID string
 	source    *Queue
+	visibleAt tick // in a standard dead-letter queue, while in flight: when it becomes visible (dueAt may be its expiry)
 }
 
 // messageIDLocked returns m's MessageID, which a moved message brings with it.
@@ -176,18 +177,9 @@ func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceived
 	}
 	q.origins[m.seq] = o
 	q.addSlotLocked(m)
-	// Keep q.all ordered by expiry. Moved messages are older than most that are here, and come in roughly
-	// the order they were sent, so the search from the tail is short.
-	at := q.all.tail
-	for at != nil && at.expiresAt > m.expiresAt {
-		at = prev(at, bySend)
-	}
-	q.all.insertAfter(at, m)
-	q.setStateLocked(m, StateVisible)
+	q.all.pushBack(m) // in the order messages arrive; see expiresOutOfOrder for retention
 	if q.fifo {
 		q.groups.add(m)
-	} else {
-		q.fresh.pushBack(m)
-		m.ready = readyFresh
 	}
+	q.makeVisibleLocked(m)
 }

@@ -134,6 +134,10 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 
 // scheduleLocked makes m come due at t. A long poll sleeping past t is woken to sleep until t instead.
 func (q *Queue) scheduleLocked(m *message, t tick) {
+	if q.expiresOutOfOrder(m) {
+		q.origins[m.seq].visibleAt = t
+		t = min(t, m.expiresAt) // its retention may end first
+	}
 	m.dueAt = t
 	q.due.push(m)
 	q.waiters.dueAt(t)

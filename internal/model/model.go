@@ -176,16 +176,6 @@ func (q *Queue) remove(m *Message, f Fate) {
 	q.fates[m.ID] = f
 }
 
-// insert stores m oldest first: after every stored message sent no later. Messages are sent in time order, so
-// this appends, except in a standard dead-letter queue, where a moved message keeps its original SentAt.
-func (q *Queue) insert(m *Message) {
-	i := len(q.msgs)
-	for i > 0 && q.msgs[i-1].SentAt.After(m.SentAt) {
-		i--
-	}
-	q.msgs = slices.Insert(q.msgs, i, m)
-}
-
 // DedupKey returns the key a FIFO send is deduplicated under: its id, or the hex SHA-256 of the body with
 // content-based deduplication (3.3), within its group under message-group scope (3.6, 3.7).
 func (q *Queue) DedupKey(s Send) string {
@@ -215,6 +205,12 @@ func (q *Queue) Send(now time.Time, s Send, newID string) (id string, duplicate 
 		}
 		q.dedup = append(q.dedup, dedupEntry{key: key, id: newID, at: now})
 	}
+	q.store(now, s, newID)
+	return newID, false
+}
+
+// store adds a new message, deduplication aside.
+func (q *Queue) store(now time.Time, s Send, newID string) {
 	delay := q.cfg.Delay // 4.1
 	if !q.cfg.FIFO && s.Delay > 0 {
 		delay = s.Delay // 4.2: a message timer overrides the queue delay
@@ -224,11 +220,10 @@ func (q *Queue) Send(now time.Time, s Send, newID string) (id string, duplicate 
 		sum := sha256.Sum256([]byte(s.Body)) // delivered with the generated id
 		dedupID = hex.EncodeToString(sum[:])
 	}
-	q.insert(&Message{
+	q.msgs = append(q.msgs, &Message{
 		ID: newID, Body: s.Body, GroupID: s.GroupID, DeduplicationID: dedupID, Attributes: s.Attributes,
 		SentAt: now, HiddenUntil: now.Add(delay),
 	})
-	return newID, false
 }
 
 // Next returns the ids a receive of up to max messages takes at now, and the ids it moves to the dead-letter
@@ -343,7 +338,7 @@ func (q *Queue) acceptDeadLetter(now time.Time, m *Message, src *Queue) {
 	if q.cfg.FIFO {
 		c.DeduplicationID, c.SentAt = m.ID, now
 	}
-	q.insert(c)
+	q.msgs = append(q.msgs, c) // in the order messages arrive, whatever their SentAt
 }
 
 // MoveOrder returns the ids a move task started at now on this dead-letter queue moves, in order: its
@@ -371,8 +366,8 @@ func (q *Queue) MoveOrder(now time.Time) []string {
 // MoveBack records a move task of this dead-letter queue, to each message's own source, at now: ids are the
 // messages it moved, in the order it moved them: MoveOrder's, up to the order MoveOrder leaves open (MoveBack
 // checks the set). Each becomes a new message at the end of its source queue, sent at now with the id newIDs[i],
-// the same body, group and attributes, receive count 0, and the source's delay (5.5, 6.9.4); on FIFO it is
-// deduplicated by the deduplication id it had here.
+// the same body, group and attributes, receive count 0, and the source's delay (5.5, 6.9.4); on FIFO it keeps
+// the deduplication id it had here, and is not deduplicated: a move is not a retry.
 func (q *Queue) MoveBack(now time.Time, ids, newIDs []string) error {
 	if !slices.Equal(sortedCopy(ids), sortedCopy(q.MoveOrder(now))) || len(newIDs) != len(ids) {
 		return ErrNotMovable
@@ -384,7 +379,7 @@ func (q *Queue) MoveBack(now time.Time, ids, newIDs []string) error {
 		if q.cfg.FIFO {
 			s.DeduplicationID = m.DeduplicationID
 		}
-		m.source.Send(now, s, newIDs[i])
+		m.source.store(now, s, newIDs[i]) // a new message, not deduplicated: a move is not a retry
 	}
 	return nil
 }
@@ -486,8 +481,8 @@ func (q *Queue) Stats(now time.Time) Stats {
 	return s
 }
 
-// Messages returns copies of the stored messages at now, oldest first: in send order, except in a standard
-// dead-letter queue, which orders by SentAt, moved messages of equal SentAt in the order they came.
+// Messages returns copies of the stored messages at now, in the order they arrived: send order, and in a
+// dead-letter queue the order messages were moved in.
 func (q *Queue) Messages(now time.Time) []Message {
 	q.advance(now)
 	out := make([]Message, len(q.msgs))
