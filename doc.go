@@ -185,8 +185,10 @@
 //     batch, so group order holds. Lambda leaves that to the function and deletes whatever it does not name.
 //
 // A handler that panics fails its batch with a [*PanicError] and does not stop the Consumer. A handler that
-// runs past its timeout is not stopped (Go cannot stop a goroutine): it keeps its concurrency slot until it
-// returns, and its batch fails with [ErrHandlerTimeout] whatever it returns. Messages a receive returned that
+// runs past its timeout (measured by the queue's clock) is not stopped (Go cannot stop a goroutine): it
+// keeps its concurrency slot until it returns, and its batch fails with [ErrHandlerTimeout] whatever it
+// returns. While a handler runs, the Consumer extends its batch's visibility every half visibility timeout,
+// so no other batch receives those messages meanwhile: two batches of one FIFO group never run at once. Messages a receive returned that
 // do not fit under MaxBytes are made visible again at once, with their receive count one higher.
 // [ConsumerOptions.Logger] and [ConsumerOptions.OnBatch] report every batch ([BatchReport]).
 //

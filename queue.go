@@ -32,7 +32,7 @@ type Queue struct {
 	nextReceipt uint64
 	slots       []*message // receipt handle lookup: slots[m.slot] == m; nil entries are free
 	freeSlots   []int32
-	all         msgList  // every stored message, in send order: retention comes due from its front
+	all         msgList  // every stored message, in arrival order: retention comes due from its front
 	groups      groupSet // FIFO
 	fresh       msgList  // standard: visible messages never received, in send order
 	retry       msgList  // standard: visible messages received before, served first
@@ -603,8 +603,9 @@ func (q *Queue) Purge(ctx context.Context) error {
 	return nil
 }
 
-// Messages returns every stored message, oldest first, as it is now. It changes nothing: receive counts and
-// visibility stay as they are. The look is taken when iteration starts, in O(n).
+// Messages returns every stored message as it is now, in the order they arrived: send order, and in a
+// dead-letter queue the order messages were moved in. It changes nothing: receive counts and visibility
+// stay as they are. The look is taken when iteration starts, in O(n).
 func (q *Queue) Messages() iter.Seq[Snapshot] {
 	return func(yield func(Snapshot) bool) {
 		q.lock()

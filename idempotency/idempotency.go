@@ -59,7 +59,7 @@ type MemoryOption func(*MemoryStore)
 func WithClock(c fifoq.Clock) MemoryOption { return func(s *MemoryStore) { s.clock = c } }
 
 // WithRetention sets how long a processed id is remembered; the default is 24 hours. Keep it longer than
-// any redelivery can come.
+// any redelivery can come. NewMemoryStore panics when d is not positive: that would turn idempotency off.
 func WithRetention(d time.Duration) MemoryOption { return func(s *MemoryStore) { s.retain = d } }
 
 // NewMemoryStore returns an empty store.
@@ -67,6 +67,9 @@ func NewMemoryStore(opts ...MemoryOption) *MemoryStore {
 	s := &MemoryStore{retain: 24 * time.Hour, records: make(map[string]record)}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.retain <= 0 {
+		panic("idempotency: WithRetention needs a positive duration")
 	}
 	if s.clock == nil {
 		s.clock = realClock{}
@@ -159,7 +162,12 @@ func (s *MemoryStore) forgetLocked() time.Time {
 // a lockTimeout at least the handler timeout, and at most the visibility timeout: a copy skipped because
 // another call holds its lock is deleted, and if that call then dies, only the lock timeout running out
 // before the message's visibility timeout lets the message be processed again.
+//
+// Wrap panics when lockTimeout is not positive: every call would fail.
 func Wrap(h fifoq.Handler, s Store, lockTimeout time.Duration, key func(fifoq.Delivery) string) fifoq.Handler {
+	if lockTimeout <= 0 {
+		panic("idempotency: Wrap needs a positive lock timeout")
+	}
 	if key == nil {
 		key = func(d fifoq.Delivery) string { return d.MessageID }
 	}

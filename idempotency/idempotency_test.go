@@ -669,13 +669,29 @@ func TestWrapContextDone(t *testing.T) {
 	require.False(t, held(t, s, "m1"), "m1 untouched")
 }
 
+// TestWrapInvalidLockTimeout checks that Wrap refuses a lock timeout that is not positive when it is made:
+// such a wrapper would fail every batch, sending every message to the dead-letter queue in time.
 func TestWrapInvalidLockTimeout(t *testing.T) {
 	t.Parallel()
 	s, _ := setup(t)
 	var c calls
-	err := idempotency.Wrap(c.handle, s, 0, nil)(context.Background(), []fifoq.Delivery{delivery("m1")})
-	require.ErrorIs(t, err, idempotency.ErrInvalidLockTimeout)
+	for _, d := range []time.Duration{0, -time.Second} {
+		require.PanicsWithValue(t, "idempotency: Wrap needs a positive lock timeout", func() {
+			idempotency.Wrap(c.handle, s, d, nil)
+		}, "lock timeout %v", d)
+	}
 	require.Empty(t, c.got(), "handler calls")
+}
+
+// TestMemoryStoreInvalidRetention checks that a retention that is not positive is refused: it would forget
+// processed ids at once and turn idempotency off without a word.
+func TestMemoryStoreInvalidRetention(t *testing.T) {
+	t.Parallel()
+	for _, d := range []time.Duration{0, -time.Hour} {
+		require.PanicsWithValue(t, "idempotency: WithRetention needs a positive duration", func() {
+			idempotency.NewMemoryStore(idempotency.WithRetention(d))
+		}, "retention %v", d)
+	}
 }
 
 // step is one operation on a MemoryStore in TestMemoryStore, after moving its clock by advance.

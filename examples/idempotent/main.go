@@ -121,7 +121,7 @@ func run(w io.Writer) error {
 	if len(orders) != 3 {
 		return fmt.Errorf("%d orders got a gift card, want 3", len(orders))
 	}
-	e.printf("every order got exactly one gift card: 5 sends, 4 messages stored, 6 deliveries\n")
+	e.printf("every order got exactly one gift card: %d sends, %d messages stored, %d deliveries\n", e.sends, e.stored, e.deliveries)
 	return nil
 }
 
@@ -141,6 +141,8 @@ type env struct {
 	granted  map[string]int // gift cards per order: the side effect that must happen once
 	seen     []string       // orders the inner handler was given in the current poll
 	failNext int            // calls of the gift-card service that fail
+
+	sends, stored, deliveries int // what the producer sent, what the queue kept, what workers received
 }
 
 // grantGiftCards is the handler before it is made idempotent: it grants a gift card per message.
@@ -170,6 +172,10 @@ func (e *env) send(order, customer string) error {
 	if err != nil {
 		return err
 	}
+	e.sends++
+	if !r.Duplicate {
+		e.stored++
+	}
 	if r.Duplicate {
 		e.printf("producer: sent %s: duplicate, dropped by the queue\n", order)
 	} else {
@@ -190,6 +196,7 @@ func (e *env) poll(worker string) error {
 		e.printf("%s: nothing to receive\n", worker)
 		return nil
 	}
+	e.deliveries += len(ds)
 	e.printf("%s: received %s\n", worker, describe(ds))
 	e.seen = nil
 	if err := e.handler(ctx, ds); err != nil {
@@ -231,6 +238,7 @@ func (e *env) crash(worker string) error {
 	if len(ds) != 1 {
 		return fmt.Errorf("%s received %d messages, want 1", worker, len(ds))
 	}
+	e.deliveries++
 	e.printf("%s: received %s\n", worker, describe(ds))
 	ok, err := e.store.Acquire(ctx, orderID(ds[0]), lockTimeout)
 	if err != nil {

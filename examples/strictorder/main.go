@@ -277,8 +277,6 @@ func flaky(seq int) bool { return rand.New(rand.NewPCG(seed, uint64(seq))).IntN(
 // event and the skipped ones (as Lambda asks of FIFO handlers; fifoq adds the skipped ones anyway), and
 // the Consumer deletes the rest of the batch.
 func (db *database) handle(_ context.Context, batch []fifoq.Delivery) error {
-	db.mu.Lock()
-	defer db.mu.Unlock()
 	var failed []string
 	stopped := map[string]bool{} // groups with a failed event in this batch
 	for _, d := range batch {
@@ -300,6 +298,8 @@ func (db *database) write(body string) error {
 	if err := json.Unmarshal([]byte(body), &c); err != nil {
 		return err
 	}
+	db.mu.Lock() // one write at a time, as a database row lock would; batches of other accounts run meanwhile
+	defer db.mu.Unlock()
 	if db.done[c.Seq] {
 		return nil
 	}
