@@ -1105,7 +1105,7 @@ func TestConsumerSlowHandlerKeepsItsGroup(t *testing.T) {
 			overlaps       int
 			calls          int
 			handledBodies  []string
-			handlerSeconds = 95 * time.Second // more than 3 visibility timeouts
+			handlerTime = 95 * time.Second // more than 3 visibility timeouts
 		)
 		h := func(_ context.Context, batch []fifoq.Delivery) error {
 			mu.Lock()
@@ -1116,7 +1116,7 @@ func TestConsumerSlowHandlerKeepsItsGroup(t *testing.T) {
 				}
 			}
 			mu.Unlock()
-			time.Sleep(handlerSeconds)
+			time.Sleep(handlerTime)
 			mu.Lock()
 			defer mu.Unlock()
 			for _, g := range bcGroupsOf(batch) {
