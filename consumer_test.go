@@ -1100,12 +1100,12 @@ func TestConsumerSlowHandlerKeepsItsGroup(t *testing.T) {
 		bcSend(t, q, "g1", "a", "b")
 		bcSend(t, q, "g2", "c")
 		var (
-			mu             sync.Mutex
-			active         = map[string]int{}
-			overlaps       int
-			calls          int
-			handledBodies  []string
-			handlerTime = 95 * time.Second // more than 3 visibility timeouts
+			mu            sync.Mutex
+			active        = map[string]int{}
+			overlaps      int
+			calls         int
+			handledBodies []string
+			handlerTime   = 95 * time.Second // more than 3 visibility timeouts
 		)
 		h := func(_ context.Context, batch []fifoq.Delivery) error {
 			mu.Lock()
