@@ -27,9 +27,6 @@ type Source interface {
 	ChangeVisibilityBatch(ctx context.Context, entries []VisibilityChange) error
 }
 
-// Clock returns the queue's clock. A [Batcher] over a *Queue times its batch window by it.
-func (q *Queue) Clock() Clock { return q.cfg.clock }
-
 // BatchOptions configure a [Batcher], as the batching settings of a Lambda event source mapping.
 type BatchOptions struct {
 	// Size is the most messages in a batch (BatchSize): 1..10,000; 0 means 10. Lambda allows at most 10

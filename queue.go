@@ -198,6 +198,10 @@ func (q *Queue) Name() string { return q.name }
 // FIFO reports whether q is a FIFO queue.
 func (q *Queue) FIFO() bool { return q.fifo }
 
+// Clock returns the queue's clock. A [Batcher] over a *Queue times its batch window by it, and an
+// idempotency store can share it.
+func (q *Queue) Clock() Clock { return q.cfg.clock }
+
 // lock takes mu and applies everything that has come due; it returns the time.
 func (q *Queue) lock() tick {
 	q.mu.Lock()
