@@ -69,7 +69,8 @@ type ConsumerOptions struct {
 	// Logger, if set, gets one record per batch: its size, groups, outcome, failed messages and duration.
 	Logger *slog.Logger
 	// OnBatch, if set, is called after each batch with what the Logger records. It runs in the goroutine
-	// that handled the batch, never under a queue's lock.
+	// that handled the batch, never under a queue's lock. Unlike the handler and Filter, it must not panic:
+	// a panic there is not recovered.
 	OnBatch func(BatchReport)
 }
 
