@@ -70,14 +70,12 @@ type message struct {
 	changed      bool         // the visibility of the current receipt was changed (receive attempt ids)
 	moved        bool         // moved here from another queue: its MessageID and source are in Queue.origins
 
-	receipt         uint64 // serial of the current receipt; 0 before the first receive
 	sentAt          tick
-	expiresAt       tick // end of retention
 	firstReceivedAt tick
 	receivedAt      tick // the current receipt's receive, for the 12-hour cap
 	dueAt           tick // in flight or delayed: when it becomes visible
 
-	sendLinks  links // Queue.all, in send order
+	sendLinks  links // Queue.all, in arrival order
 	queueLinks links // its group's list (FIFO) or a ready list (standard)
 }
 
@@ -90,6 +88,10 @@ const (
 	bySend linkKind = iota
 	byQueue
 )
+
+// receipt names m's current receive in its receipt handles: the receive count, which every receive raises,
+// so each receive of a message has a receipt of its own.
+func (m *message) receipt() uint64 { return uint64(m.receiveCount) }
 
 func (m *message) links(k linkKind) *links {
 	if k == bySend {

@@ -26,27 +26,26 @@ type Queue struct {
 	idNonce uint64    // the first half of every MessageID
 
 	// mu guards the fields below.
-	mu          sync.Mutex
-	lastNow     tick
-	nextSeq     uint64
-	nextReceipt uint64
-	slots       []*message // receipt handle lookup: slots[m.slot] == m; nil entries are free
-	freeSlots   []int32
-	all         msgList  // every stored message, in arrival order: retention comes due from its front
-	groups      groupSet // FIFO
-	fresh       msgList  // standard: visible messages never received, in send order
-	retry       msgList  // standard: visible messages received before, served first
-	due         dueIndex // in-flight and delayed messages by the time they become visible
-	dedup       dedupWindow
-	attempts    attemptWindow
-	stats       Stats
-	purgedAt    tick
-	purged      bool
-	waiters     waitList
-	origins     map[uint64]*origin // by seq: the messages moved here from another queue
-	sources     []*Queue           // the queues whose dead-letter queue this is
-	moveTasks   []*MoveTask        // oldest first
-	moved       []deadLettered     // to log once the lock is released
+	mu        sync.Mutex
+	lastNow   tick
+	nextSeq   uint64
+	slots     []*message // receipt handle lookup: slots[m.slot] == m; nil entries are free
+	freeSlots []int32
+	all       msgList  // every stored message, in arrival order: retention comes due from its front
+	groups    groupSet // FIFO
+	fresh     msgList  // standard: visible messages never received, in send order
+	retry     msgList  // standard: visible messages received before, served first
+	due       dueIndex // in-flight and delayed messages by the time they become visible
+	dedup     dedupWindow
+	attempts  attemptWindow
+	stats     Stats
+	purgedAt  tick
+	purged    bool
+	waiters   waitList
+	origins   map[uint64]*origin // by seq: the messages moved here from another queue
+	sources   []*Queue           // the queues whose dead-letter queue this is
+	moveTasks []*MoveTask        // oldest first
+	moved     []deadLettered     // to log once the lock is released
 }
 
 // Stats are a queue's message counts. fifoq counts exactly; SQS calls them approximate.
@@ -241,13 +240,13 @@ func (q *Queue) time(t tick) time.Time { return q.epoch.Add(t) }
 func (q *Queue) catchUpLocked(now tick) {
 	for m := q.due.peek(); m != nil && m.dueAt <= now; m = q.due.peek() {
 		q.due.pop()
-		if m.expiresAt <= now {
+		if q.expiresAt(m) <= now {
 			q.removeLocked(m) // a message whose retention comes due from the index
 		} else {
 			q.makeVisibleLocked(m)
 		}
 	}
-	for m := q.all.head; m != nil && m.expiresAt <= now; m = q.all.head {
+	for m := q.all.head; m != nil && q.expiresAt(m) <= now; m = q.all.head {
 		q.removeLocked(m)
 	}
 	if q.fifo {
@@ -297,10 +296,14 @@ func (q *Queue) makeVisibleLocked(m *message) {
 		m.ready = readyFresh
 	}
 	if q.expiresOutOfOrder(m) {
-		m.dueAt = m.expiresAt
+		m.dueAt = q.expiresAt(m)
 		q.due.push(m)
 	}
 }
+
+// expiresAt is when m's retention ends: its retention period after its SentAt (which a FIFO dead-letter
+// queue sets to the time of the move, spec 5.4).
+func (q *Queue) expiresAt(m *message) tick { return m.sentAt + q.cfg.retention }
 
 // expiresOutOfOrder reports whether m's retention can end before that of messages stored before it: a
 // message moved into a standard dead-letter queue keeps its original send time (spec 5.4). Its retention
@@ -450,7 +453,6 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	q.nextSeq++
 	m.seq = q.nextSeq
 	m.sentAt = now
-	m.expiresAt = now + q.cfg.retention
 	q.addSlotLocked(m)
 	q.all.pushBack(m)
 	delay := q.cfg.delay
@@ -563,7 +565,7 @@ func (q *Queue) deleteLocked(h handle) error {
 	if m == nil {
 		return nil // deleted, expired or purged already
 	}
-	if q.fifo && (m.receipt != h.receipt || m.state != StateInFlight) {
+	if q.fifo && (m.receipt() != h.receipt || m.state != StateInFlight) {
 		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
 	}
 	q.removeLocked(m)

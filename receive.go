@@ -187,8 +187,6 @@ func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
 		m.firstReceivedAt = now
 	}
 	m.receivedAt = now
-	q.nextReceipt++
-	m.receipt = q.nextReceipt
 	m.changed = false
 	if m.dueIdx >= 0 { // its retention's due time
 		q.due.remove(m)
@@ -198,7 +196,7 @@ func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
 
 // takeOfLocked records m's current receipt for a Delivery.
 func (q *Queue) takeOfLocked(m *message) take {
-	t := take{m: m, receipt: m.receipt, receiveCount: m.receiveCount, firstReceivedAt: m.firstReceivedAt}
+	t := take{m: m, receipt: m.receipt(), receiveCount: m.receiveCount, firstReceivedAt: m.firstReceivedAt}
 	if m.moved {
 		t.origin = q.origins[m.seq]
 	}
@@ -300,7 +298,7 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) 
 	}
 	for i, h := range a.handles {
 		m := q.lookupLocked(h)
-		if m == nil || m.receipt != h.receipt || m.changed {
+		if m == nil || m.receipt() != h.receipt || m.changed {
 			return 0, false, reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id)
 		}
 		got[i].m = m

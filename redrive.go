@@ -169,7 +169,6 @@ func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceived
 		m.msg.DeduplicationID = o.messageID
 		m.sentAt = now
 	}
-	m.expiresAt = m.sentAt + q.cfg.retention
 	q.nextSeq++
 	m.seq = q.nextSeq
 	if q.origins == nil {

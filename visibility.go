@@ -114,7 +114,7 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	switch {
 	case m == nil:
 		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle)
-	case q.fifo && (m.receipt != h.receipt || m.state != StateInFlight):
+	case q.fifo && (m.receipt() != h.receipt || m.state != StateInFlight):
 		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
 	case m.state != StateInFlight:
 		return nil // standard, visible again: succeed and do nothing (spec 1.3.4)
@@ -136,7 +136,7 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 func (q *Queue) scheduleLocked(m *message, t tick) {
 	if q.expiresOutOfOrder(m) {
 		q.origins[m.seq].visibleAt = t
-		t = min(t, m.expiresAt) // its retention may end first
+		t = min(t, q.expiresAt(m)) // its retention may end first
 	}
 	m.dueAt = t
 	q.due.push(m)
