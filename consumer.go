@@ -167,6 +167,8 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 // Handlers keep running after ctx is done, to their end or their timeout: their context is not ctx's. No
 // goroutine Run starts outlives it. It returns an error only when the source fails.
 func (c *Consumer) Run(ctx context.Context) error {
+	hb := c.newHeartbeat()
+	defer hb.stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	slots := make(chan struct{}, c.o.MaxConcurrency)
@@ -189,24 +191,24 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			c.handle(context.WithoutCancel(ctx), batch)
+			c.handle(context.WithoutCancel(ctx), batch, hb)
 		})
 	}
 }
 
 // handle runs the handler on one batch and settles the batch's messages.
-func (c *Consumer) handle(ctx context.Context, batch []Delivery) {
+func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) {
 	r := BatchReport{Size: len(batch)}
 	if c.o.Logger != nil || c.o.OnBatch != nil {
 		r.Groups = groupsOf(batch)
 	}
-	stop := c.keepInvisible(batch)
+	beating := hb.join(batch)
 	var drop []Delivery
 	batch, drop, r.Err = c.filter(batch)
 	r.Filtered = len(drop)
 	r.DeleteErr = c.delete(drop)
 	if len(batch) == 0 && r.Err == nil {
-		stop()
+		hb.leave(beating)
 		r.Outcome = OutcomeFiltered
 		c.report(r)
 		return
@@ -216,7 +218,7 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery) {
 		r.Err = c.call(ctx, slices.Clone(batch)) // the handler may reorder its copy
 	}
 	r.Duration = c.batcher.clock.Now().Sub(start)
-	stop()
+	hb.leave(beating)
 	var failed []Delivery
 	var items *BatchItemFailures
 	switch {
@@ -268,46 +270,87 @@ func (c *Consumer) filter(batch []Delivery) (keep, drop []Delivery, err error) {
 	return keep, drop, nil
 }
 
-// keepInvisible extends the visibility of batch every half visibility timeout while it is handled, so a
-// handler that runs long (or past its timeout, ignoring its context) never lets its messages be received
-// by another batch: two batches of one FIFO group never run at once. The returned stop ends it; no
-// extension happens after stop returns.
-func (c *Consumer) keepInvisible(batch []Delivery) (stop func()) {
-	vt, ok := c.batcher.visibilityTimeout()
-	if !ok || vt <= 0 {
-		return func() {}
+// A heartbeat keeps the batches being handled invisible: every half visibility timeout it extends the
+// visibility of every batch in its set, so a handler that runs long (or past its timeout, ignoring its
+// context) never lets its messages be received by another batch, and two batches of one FIFO group never
+// run at once. One timer serves every batch of a Run.
+type heartbeat struct {
+	src   Source
+	clock Clock
+	vt    time.Duration // 0: the visibility timeout is not known, and nothing is extended
+
+	mu     sync.Mutex // guards the fields below; held while extending, so leave waits for an extension
+	active map[int][]Delivery
+	nextID int
+	timer  Timer
+	armed  bool
+}
+
+func (c *Consumer) newHeartbeat() *heartbeat {
+	vt, _ := c.batcher.visibilityTimeout()
+	return &heartbeat{src: c.src, clock: c.batcher.clock, vt: vt, active: make(map[int][]Delivery)}
+}
+
+// join adds batch to the set; leave(id) takes it out, after which its visibility is not extended again.
+func (h *heartbeat) join(batch []Delivery) (id int) {
+	if h.vt <= 0 {
+		return 0
 	}
-	var (
-		mu      sync.Mutex
-		stopped bool
-		timer   Timer
-	)
-	var extend func()
-	extend = func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
-			return
-		}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nextID++
+	h.active[h.nextID] = batch
+	if !h.armed {
+		h.arm()
+	}
+	return h.nextID
+}
+
+func (h *heartbeat) leave(id int) {
+	if h.vt <= 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.active, id)
+}
+
+func (h *heartbeat) arm() {
+	if h.timer == nil {
+		h.timer = h.clock.AfterFunc(h.vt/2, h.beat)
+	} else {
+		h.timer.Reset(h.vt / 2)
+	}
+	h.armed = true
+}
+
+func (h *heartbeat) beat() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.armed = false
+	for _, batch := range h.active {
 		for chunk := range slices.Chunk(batch, maxBatchEntries) {
 			entries := make([]VisibilityChange, len(chunk))
 			for i, d := range chunk {
-				entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: vt}
+				entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: h.vt}
 			}
 			// Best effort: a message past the 12-hour limit comes back when its visibility ends.
-			_ = c.src.ChangeVisibilityBatch(context.Background(), entries)
+			_ = h.src.ChangeVisibilityBatch(context.Background(), entries)
 		}
-		timer = c.batcher.clock.AfterFunc(vt/2, extend)
 	}
-	mu.Lock()
-	timer = c.batcher.clock.AfterFunc(vt/2, extend)
-	mu.Unlock()
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = true
-		timer.Stop()
+	if len(h.active) > 0 {
+		h.arm()
 	}
+}
+
+// stop ends the heartbeat when its Run returns.
+func (h *heartbeat) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.timer != nil {
+		h.timer.Stop()
+	}
+	h.armed = false
 }
 
 // call runs the handler under the handler timeout, by the queue's clock, turning a panic into a
