@@ -96,25 +96,36 @@ func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.
 }
 
 // waitLocked is the long poll: called with mu held and nothing to receive, it sleeps until signaled, until
-// the first message comes due, or until the deadline, and tries again. It returns with mu held.
+// the first message comes due (if it is the first waiter), or until the deadline, and tries again. It
+// returns with mu held.
 func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt time.Duration, attemptID string) (int, error) {
 	w := q.waiters.get()
 	defer q.waiters.put(w)
+	q.waiters.add(w)
 	for {
 		w.wakeAt = deadline
-		if m := q.due.peek(); m != nil && m.dueAt < deadline {
+		if m := q.due.peek(); m != nil && m.dueAt < deadline && q.waiters.first(w) {
 			w.wakeAt = m.dueAt
 		}
-		q.waiters.add(w)
 		q.mu.Unlock()
 		ctxDone := w.sleep(ctx, q.cfg.clock, q.time(w.wakeAt))
 		now := q.lock()
-		q.waiters.ran(w)
-		if ctxDone {
-			return 0, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
+		listed := q.waiters.ran(w)
+		n := 0
+		if !ctxDone {
+			n = q.takeLocked(now, got, vt, attemptID)
 		}
-		if n := q.takeLocked(now, got, vt, attemptID); n > 0 || now >= deadline {
+		switch {
+		case ctxDone || n > 0 || now >= deadline:
+			if listed {
+				q.waiters.remove(w)
+			}
+			if ctxDone {
+				return 0, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
+			}
 			return n, nil
+		case !listed:
+			q.waiters.add(w) // signaled, but another receive was first: wait again, last in line
 		}
 	}
 }

@@ -276,12 +276,12 @@ func (w *waiter) sleep(ctx context.Context, clock Clock, until time.Time) bool {
 }
 
 // waitList holds the long polls in arrival order. One at a time is handed visible messages (signal); when it
-// has received, the next one is, while messages remain. A long poll sleeps until its wait ends or the first
-// message comes due, whichever is first; an earlier due time wakes them to sleep less.
+// has received, the next one is, while messages remain. Every long poll sleeps until its wait ends; the
+// first one also until the next message comes due, so a due time wakes one poll, not all of them. When the
+// first one leaves, the next one is woken to take over that watch.
 type waitList struct {
 	list    []*waiter
-	wakeAt  tick // the earliest wakeAt of list
-	granted int  // signaled waiters that have not run yet
+	granted int // signaled waiters that have not run yet
 	idle    []*waiter
 }
 
@@ -307,23 +307,20 @@ func (l *waitList) put(w *waiter) {
 
 func (l *waitList) len() int { return len(l.list) }
 
-func (l *waitList) add(w *waiter) {
-	if len(l.list) == 0 || w.wakeAt < l.wakeAt {
-		l.wakeAt = w.wakeAt
-	}
-	l.list = append(l.list, w)
-}
+// first reports whether w watches for due times.
+func (l *waitList) first(w *waiter) bool { return len(l.list) > 0 && l.list[0] == w }
 
+func (l *waitList) add(w *waiter) { l.list = append(l.list, w) }
+
+// remove takes w out of the list; if it was first, the next one is woken to watch for due times.
 func (l *waitList) remove(w *waiter) {
 	for i, x := range l.list {
 		if x == w {
 			l.list = slices.Delete(l.list, i, i+1)
-			break
-		}
-	}
-	for i, x := range l.list {
-		if i == 0 || x.wakeAt < l.wakeAt {
-			l.wakeAt = x.wakeAt
+			if i == 0 && len(l.list) > 0 {
+				l.list[0].poke()
+			}
+			return
 		}
 	}
 }
@@ -340,22 +337,19 @@ func (l *waitList) signal() {
 	w.poke()
 }
 
-// ran records that w has the queue's lock again after waiting.
-func (l *waitList) ran(w *waiter) {
-	l.remove(w)
+// ran records that w has the queue's lock again after sleeping; it reports whether w is still in the list.
+func (l *waitList) ran(w *waiter) (listed bool) {
 	if w.signaled {
 		w.signaled = false
 		l.granted--
+		return false
 	}
+	return true
 }
 
-// dueAt wakes every waiter sleeping past t, so each sleeps until t at most.
+// dueAt wakes the first waiter if it sleeps past t, so it sleeps until t at most.
 func (l *waitList) dueAt(t tick) {
-	if len(l.list) == 0 || t >= l.wakeAt {
-		return
+	if len(l.list) > 0 && t < l.list[0].wakeAt {
+		l.list[0].poke()
 	}
-	for _, w := range l.list {
-		w.poke()
-	}
-	l.wakeAt = t
 }
