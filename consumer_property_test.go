@@ -529,15 +529,22 @@ func TestConsumerProperty(t *testing.T) {
 			groups := rapid.IntRange(1, 8).Draw(t, "groups")
 			n := rapid.IntRange(1, 60).Draw(t, "messages")
 			maxReceiveCount := rapid.IntRange(1, 5).Draw(t, "maxReceiveCount")
+			// Long handlers: no handler timeout, and calls that run past the 60 s visibility timeout, which
+			// the Consumer must keep invisible so no other batch gets their groups meanwhile.
+			long := rapid.Bool().Draw(t, "longHandlers")
+			handlerTimeout, maxSleep := 10*time.Second, 9
+			if long {
+				handlerTimeout, maxSleep = 0, 150
+			}
 			cfg := cpConfig{
 				sendGroups:      make([]int, n),
 				sendGaps:        make([]time.Duration, n),
 				steps:           make([][]cpStep, n),
 				maxReceiveCount: maxReceiveCount,
-				handlerTimeout:  10 * time.Second,
+				handlerTimeout:  handlerTimeout,
 				visibility:      60 * time.Second,
 				batch: fifoq.BatchOptions{
-					Size:   rapid.IntRange(1, 10).Draw(t, "batchSize"),
+					Size:   rapid.IntRange(1, 20).Draw(t, "batchSize"), // past 10: one group can fill a batch
 					Window: rapid.SampledFrom([]time.Duration{0, 0, time.Second, 5 * time.Second, 20 * time.Second}).Draw(t, "window"),
 				},
 				maxConcurrency:     rapid.IntRange(1, 8).Draw(t, "maxConcurrency"),
@@ -552,7 +559,7 @@ func TestConsumerProperty(t *testing.T) {
 				cfg.sendGaps[i] = rapid.SampledFrom(gaps).Draw(t, "gap")
 				cfg.steps[i] = make([]cpStep, maxReceiveCount)
 				for a := range cfg.steps[i] {
-					st := cpStep{sleep: time.Duration(rapid.IntRange(0, 9).Draw(t, "sleepSeconds")) * time.Second}
+					st := cpStep{sleep: time.Duration(rapid.IntRange(0, maxSleep).Draw(t, "sleepSeconds")) * time.Second}
 					switch x := rapid.IntRange(0, 99).Draw(t, "kind"); {
 					case x < 60:
 						st.kind = cpOK
@@ -563,6 +570,8 @@ func TestConsumerProperty(t *testing.T) {
 						st.kind = cpError
 					case x < 94:
 						st.kind = cpPanic
+					case long: // no handler timeout to run past
+						st.kind = cpError
 					default:
 						st.kind = cpTimeout
 					}
