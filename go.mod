@@ -3,6 +3,7 @@ module github.com/fifoq/fifoq
 go 1.25.0
 
 require (
+	github.com/aws/aws-lambda-go v1.54.0
 	github.com/google/btree v1.1.3
 	github.com/stretchr/testify v1.12.1
 	pgregory.net/rapid v1.3.0
