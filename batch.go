@@ -63,7 +63,7 @@ func (b *Batcher) visibilityTimeout() (time.Duration, bool) {
 		return b.o.VisibilityTimeout, true
 	}
 	if q, ok := b.src.(*Queue); ok {
-		return q.cfg.visibility, true
+		return q.conf().visibility, true
 	}
 	return 0, false
 }

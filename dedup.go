@@ -83,7 +83,7 @@ func (q *Queue) dedupKey(m *Message) (id, key string) {
 		sum := sha256.Sum256([]byte(m.Body))
 		id = hex.EncodeToString(sum[:])
 	}
-	if q.cfg.scope == DeduplicationScopeMessageGroup {
+	if q.conf().scope == DeduplicationScopeMessageGroup {
 		// Group ids are printable ASCII, so a NUL cannot be part of one.
 		return id, m.GroupID + "\x00" + id
 	}

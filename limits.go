@@ -114,8 +114,8 @@ func (q *Queue) validateMessage(m *Message) error {
 		}
 		size += n
 	}
-	if size > q.cfg.maxSize {
-		return reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, q.cfg.maxSize)
+	if maxSize := q.conf().maxSize; size > maxSize {
+		return reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, maxSize)
 	}
 	if m.GroupID != "" {
 		if err := validateID(m.GroupID, ErrInvalidGroupID); err != nil {
@@ -131,6 +131,7 @@ func (q *Queue) validateMessage(m *Message) error {
 		}
 	}
 	switch {
+	case m.Delay == ExplicitZero:
 	case m.Delay < 0 || m.Delay > maxDelay:
 		return reject(ErrInvalidDelay, "%v, want 0..%v", m.Delay, maxDelay)
 	case m.Delay > 0 && q.fifo:
@@ -148,7 +149,7 @@ func (q *Queue) requireFIFOIDs(m *Message) error {
 	if m.GroupID == "" {
 		return reject(ErrMissingGroupID, "FIFO queue %s", q.name)
 	}
-	if m.DeduplicationID == "" && !q.cfg.contentDedup {
+	if m.DeduplicationID == "" && !q.conf().contentDedup {
 		return reject(ErrMissingDeduplicationID, "FIFO queue %s", q.name)
 	}
 	return nil

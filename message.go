@@ -19,8 +19,8 @@ type Message struct {
 	// unless the queue has content-based deduplication, where a message sent without one gets the hex
 	// SHA-256 of its body, and is delivered with it.
 	DeduplicationID string
-	// Delay is the message timer of a standard queue, 0..15 minutes; 0 means the queue's delay. FIFO queues
-	// reject a delay above 0.
+	// Delay is the message timer of a standard queue, 0..15 minutes; 0 means the queue's delay and
+	// ExplicitZero no delay. FIFO queues reject a delay above 0.
 	Delay time.Duration
 	// Attributes are at most 10 message attributes. They count toward the message size.
 	Attributes map[string]Attribute

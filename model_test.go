@@ -174,6 +174,7 @@ func mdlRun(t *rapid.T, fifo, withDLQ bool) {
 		"ChangeVisibility":      s.changeVisibility,
 		"ChangeVisibilityBatch": s.changeVisibilityBatch,
 		"Purge":                 s.purge,
+		"SetAttributes":         s.setAttributes,
 		"Sleep":                 s.sleep,
 		"":                      s.check,
 	}
@@ -298,6 +299,26 @@ func (s *mdlMachine) receiveOn(t *rapid.T, sd *mdlSide, maxMax int, vts []time.D
 	require.NoError(t, err)
 	s.checkReceived(t, sd, now, max, vt, out)
 	return out
+}
+
+// setAttributes changes the queue's visibility timeout, delay and retention, which apply to the stored
+// messages as spec 4.6 and 5.3 say.
+func (s *mdlMachine) setAttributes(t *rapid.T) {
+	sd := &s.mdlSide
+	if s.dlq != nil && rapid.Bool().Draw(t, "onDLQ") {
+		sd = s.dlq
+	}
+	a := sd.q.Attributes()
+	a.VisibilityTimeout = rapid.SampledFrom([]time.Duration{0, time.Second, 30 * time.Second}).Draw(t, "newVisibility")
+	if sd != s.dlq { // the dead-letter queue keeps no delay: see mdlRun
+		a.Delay = rapid.SampledFrom([]time.Duration{0, 2 * time.Second, time.Minute}).Draw(t, "newDelay")
+	}
+	a.Retention = rapid.SampledFrom([]time.Duration{time.Minute, 3 * time.Minute, 4 * 24 * time.Hour}).Draw(t, "newRetention")
+	now := time.Now()
+	require.NoError(t, sd.q.SetAttributes(a))
+	sd.m.SetConfig(now, a.VisibilityTimeout, a.Delay, a.Retention)
+	sd.cfg.Visibility, sd.cfg.Delay, sd.cfg.Retention = a.VisibilityTimeout, a.Delay, a.Retention
+	require.Equal(t, a, sd.q.Attributes(), "Attributes after SetAttributes")
 }
 
 // fail is a consumer that fails, 1..3 times in a row: it receives with a short visibility timeout, and gives

@@ -224,7 +224,7 @@ func (t *MoveTask) run() {
 // pause waits d on the source queue's clock; it reports false when the task was cancelled meanwhile.
 func (t *MoveTask) pause(d time.Duration) bool {
 	wake := make(chan struct{})
-	timer := t.src.cfg.clock.AfterFunc(d, func() { close(wake) })
+	timer := t.src.clock.AfterFunc(d, func() { close(wake) })
 	select {
 	case <-wake:
 		return true
@@ -281,7 +281,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 		switch {
 		case to == nil:
 			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
-		case rawSize(&m.msg) > to.cfg.maxSize:
+		case rawSize(&m.msg) > to.conf().maxSize:
 			failure = fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
 		}
 		if failure != "" {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,10 +21,12 @@ import (
 type Queue struct {
 	name    string
 	fifo    bool
-	cfg     config
-	epoch   time.Time // tick 0
-	tag     uint32    // in every receipt handle, so a handle of another queue is refused
-	idNonce uint64    // the first half of every MessageID
+	clock   Clock
+	logger  *slog.Logger
+	cfg     atomic.Pointer[config] // replaced whole by SetAttributes, under mu
+	epoch   time.Time              // tick 0
+	tag     uint32                 // in every receipt handle, so a handle of another queue is refused
+	idNonce uint64                 // the first half of every MessageID
 
 	// mu guards the fields below.
 	mu        sync.Mutex
@@ -55,7 +58,8 @@ type Stats struct {
 	Delayed  int // ApproximateNumberOfMessagesDelayed
 }
 
-// config holds a queue's attributes.
+// config holds a queue's attributes. A queue's config is never changed in place: SetAttributes swaps in a
+// new one, so code outside the lock reads a consistent set.
 type config struct {
 	visibility   time.Duration
 	delay        time.Duration
@@ -141,7 +145,8 @@ func New(name string, opts ...Option) (*Queue, error) {
 	q := &Queue{
 		name:     name,
 		fifo:     fifo,
-		cfg:      cfg,
+		clock:    cfg.clock,
+		logger:   cfg.logger,
 		epoch:    cfg.clock.Now(),
 		tag:      rand.Uint32(),
 		idNonce:  rand.Uint64(),
@@ -151,6 +156,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 		dedup:    newDedupWindow(),
 		attempts: newAttemptWindow(),
 	}
+	q.cfg.Store(&cfg)
 	if fifo {
 		q.groups = newGroupSet()
 	}
@@ -199,12 +205,15 @@ func (q *Queue) FIFO() bool { return q.fifo }
 
 // Clock returns the queue's clock. A [Batcher] over a *Queue times its batch window by it, and an
 // idempotency store can share it.
-func (q *Queue) Clock() Clock { return q.cfg.clock }
+func (q *Queue) Clock() Clock { return q.clock }
+
+// conf returns the queue's attributes as they are now.
+func (q *Queue) conf() *config { return q.cfg.Load() }
 
 // lock takes mu and applies everything that has come due; it returns the time.
 func (q *Queue) lock() tick {
 	q.mu.Lock()
-	now := max(q.cfg.clock.Now().Sub(q.epoch), q.lastNow) // a clock that steps back does not move the queue back
+	now := max(q.clock.Now().Sub(q.epoch), q.lastNow) // a clock that steps back does not move the queue back
 	q.lastNow = now
 	q.catchUpLocked(now)
 	return now
@@ -220,8 +229,8 @@ func (q *Queue) unlock() {
 	q.moved = nil
 	q.mu.Unlock()
 	for _, d := range moved {
-		q.cfg.logger.Warn("fifoq: message moved to the dead-letter queue", "queue", q.name,
-			"deadLetterQueue", q.cfg.dlq.name, "messageID", d.messageID, "groupID", d.groupID, "receiveCount", d.receiveCount)
+		q.logger.Warn("fifoq: message moved to the dead-letter queue", "queue", q.name,
+			"deadLetterQueue", d.dlq, "messageID", d.messageID, "groupID", d.groupID, "receiveCount", d.receiveCount)
 	}
 }
 
@@ -303,7 +312,7 @@ func (q *Queue) makeVisibleLocked(m *message) {
 
 // expiresAt is when m's retention ends: its retention period after its SentAt (which a FIFO dead-letter
 // queue sets to the time of the move, spec 5.4).
-func (q *Queue) expiresAt(m *message) tick { return m.sentAt + q.cfg.retention }
+func (q *Queue) expiresAt(m *message) tick { return m.sentAt + q.conf().retention }
 
 // expiresOutOfOrder reports whether m's retention can end before that of messages stored before it: a
 // message moved into a standard dead-letter queue keeps its original send time (spec 5.4). Its retention
@@ -455,9 +464,9 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	m.sentAt = now
 	q.addSlotLocked(m)
 	q.all.pushBack(m)
-	delay := q.cfg.delay
-	if m.msg.Delay > 0 {
-		delay = m.msg.Delay
+	delay := q.conf().delay
+	if !q.fifo {
+		delay = explicit(m.msg.Delay, delay) // a message timer overrides the queue's delay (spec 4.2)
 	}
 	if delay > 0 {
 		q.setStateLocked(m, StateDelayed)

@@ -9,8 +9,8 @@ import (
 // ReceiveOptions are the parameters of one [Queue.Receive].
 type ReceiveOptions struct {
 	MaxMessages       int           // 1..10; 0 means 1
-	WaitTime          time.Duration // long-poll wait, 0..20s; 0 means the queue's receive wait time
-	VisibilityTimeout time.Duration // 0..12h; 0 means the queue's visibility timeout
+	WaitTime          time.Duration // long-poll wait, 0..20s; 0 means the queue's receive wait time, ExplicitZero none
+	VisibilityTimeout time.Duration // 0..12h; 0 means the queue's visibility timeout, ExplicitZero none
 	AttemptID         string        // FIFO receive request attempt id; ignored on standard queues
 }
 
@@ -76,12 +76,8 @@ func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.
 	if maxMessages == 0 {
 		maxMessages = 1
 	}
-	if wait == 0 {
-		wait = q.cfg.waitTime
-	}
-	if vt == 0 {
-		vt = q.cfg.visibility
-	}
+	c := q.conf()
+	wait, vt = explicit(wait, c.waitTime), explicit(vt, c.visibility)
 	switch {
 	case maxMessages < 1 || maxMessages > maxBatchEntries:
 		err = reject(ErrInvalidMaxMessages, "%d, must be between 1 and %d", maxMessages, maxBatchEntries)
@@ -108,7 +104,7 @@ func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt ti
 			w.wakeAt = m.dueAt
 		}
 		q.mu.Unlock()
-		ctxDone := w.sleep(ctx, q.cfg.clock, q.time(w.wakeAt))
+		ctxDone := w.sleep(ctx, q.clock, q.time(w.wakeAt))
 		now := q.lock()
 		listed := q.waiters.ran(w)
 		n := 0

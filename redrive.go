@@ -105,7 +105,7 @@ func (c *config) validateRedrive(name string, fifo bool) error {
 		return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", c.maxReceiveCount, maxMaxReceiveCount)
 	case c.dlq.fifo != fifo:
 		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be of the same type", c.dlq.name, name)
-	case !c.dlq.cfg.allow.allows(name):
+	case !c.dlq.conf().allow.allows(name):
 		return reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
 	}
 	return nil
@@ -129,7 +129,8 @@ func (q *Queue) messageIDLocked(m *message) string {
 // exhausted reports whether receiving m would take its receive count past the maxReceiveCount of the
 // queue's redrive policy: then m goes to the dead-letter queue instead (spec 6.3).
 func (q *Queue) exhausted(m *message) bool {
-	return q.cfg.dlq != nil && int(m.receiveCount) >= q.cfg.maxReceiveCount
+	c := q.conf()
+	return c.dlq != nil && int(m.receiveCount) >= c.maxReceiveCount
 }
 
 // deadLetterLocked moves m to the dead-letter queue. The dead-letter queue's lock is taken inside this
@@ -141,17 +142,18 @@ func (q *Queue) deadLetterLocked(m *message) {
 	if m.receiveCount > 0 {
 		firstReceivedAt = q.time(m.firstReceivedAt)
 	}
-	if q.cfg.logger != nil {
-		q.moved = append(q.moved, deadLettered{o.messageID, m.msg.GroupID, int(m.receiveCount)})
+	dlq := q.conf().dlq
+	if q.logger != nil {
+		q.moved = append(q.moved, deadLettered{o.messageID, m.msg.GroupID, dlq.name, int(m.receiveCount)})
 	}
 	q.removeLocked(m)
-	q.cfg.dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt)
+	dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt)
 }
 
 // deadLettered records a move to the dead-letter queue for the log.
 type deadLettered struct {
-	messageID, groupID string
-	receiveCount       int
+	messageID, groupID, dlq string
+	receiveCount            int
 }
 
 // acceptDeadLetter stores a message moved here from o.source (spec 6.4, 5.4): same MessageID, body,

@@ -7,19 +7,14 @@
 package lambdaevents
 
 import (
-	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/binary"
-	"encoding/hex"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/sqsmd5"
 )
 
 // config is what the records say about where they come from.
@@ -106,7 +101,7 @@ func (c *config) event(batch []fifoq.Delivery) events.SQSEvent {
 			r.MessageAttributes = make(map[string]events.SQSMessageAttribute, len(d.Attributes))
 			for name, a := range d.Attributes {
 				ma := events.SQSMessageAttribute{DataType: a.DataType, BinaryValue: a.BinaryValue}
-				if !isBinary(a.DataType) {
+				if !sqsmd5.IsBinary(a.DataType) {
 					s := a.StringValue
 					ma.StringValue = &s
 				}
@@ -121,42 +116,10 @@ func (c *config) event(batch []fifoq.Delivery) events.SQSEvent {
 // millis is a time as SQS gives it in message attributes: epoch milliseconds as a decimal string.
 func millis(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
 
-func isBinary(dataType string) bool {
-	return dataType == "Binary" || strings.HasPrefix(dataType, "Binary.")
-}
-
 // MD5OfBody is the hex MD5 of a message body, as SQS returns it in MD5OfMessageBody (spec 1.4.6).
-func MD5OfBody(body string) string {
-	sum := md5.Sum([]byte(body))
-	return hex.EncodeToString(sum[:])
-}
+func MD5OfBody(body string) string { return sqsmd5.Body(body) }
 
 // MD5OfMessageAttributes is the hex MD5 SQS returns in MD5OfMessageAttributes (spec 1.4.6): over the
 // attributes sorted by name, each as its name, its data type (both with a 4-byte big-endian length), a
 // transport byte (1 for String and Number, 2 for Binary) and its value (with a 4-byte length).
-func MD5OfMessageAttributes(attrs map[string]fifoq.Attribute) string {
-	names := make([]string, 0, len(attrs))
-	for name := range attrs {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var b bytes.Buffer
-	field := func(v []byte) {
-		b.Write(binary.BigEndian.AppendUint32(nil, uint32(len(v))))
-		b.Write(v)
-	}
-	for _, name := range names {
-		a := attrs[name]
-		field([]byte(name))
-		field([]byte(a.DataType))
-		if isBinary(a.DataType) {
-			b.WriteByte(2)
-			field(a.BinaryValue)
-		} else {
-			b.WriteByte(1)
-			field([]byte(a.StringValue))
-		}
-	}
-	sum := md5.Sum(b.Bytes())
-	return hex.EncodeToString(sum[:])
-}
+func MD5OfMessageAttributes(attrs map[string]fifoq.Attribute) string { return sqsmd5.Attributes(attrs) }

@@ -209,6 +209,23 @@ func (q *Queue) Send(now time.Time, s Send, newID string) (id string, duplicate 
 	return newID, false
 }
 
+// SetConfig changes the queue's visibility timeout, delay and retention at now. Retention applies to the
+// messages already stored (5.3); on a FIFO queue the new delay applies to the delayed messages, counted from
+// their send (4.6); on a standard queue they keep theirs.
+func (q *Queue) SetConfig(now time.Time, visibility, delay, retention time.Duration) {
+	q.advance(now)
+	q.cfg.Visibility, q.cfg.Retention = visibility, retention
+	if q.cfg.FIFO && delay != q.cfg.Delay {
+		for _, m := range q.msgs {
+			if m.StateAt(now) == Delayed {
+				m.HiddenUntil = m.SentAt.Add(delay)
+			}
+		}
+	}
+	q.cfg.Delay = delay
+	q.advance(now)
+}
+
 // store adds a new message, deduplication aside.
 func (q *Queue) store(now time.Time, s Send, newID string) {
 	delay := q.cfg.Delay // 4.1

@@ -1,0 +1,170 @@
+package fifoq
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// ExplicitZero is a zero duration where a zero value means "the queue's setting": as ReceiveOptions.WaitTime
+// it makes a short poll whatever the queue's receive wait time; as ReceiveOptions.VisibilityTimeout it
+// leaves the received messages visible; as a standard queue's Message.Delay it sends a message with no delay
+// whatever the queue's delay (spec 4.2). A FIFO queue accepts it as Message.Delay and applies its own delay
+// (spec 4.4). The SQS wire API uses it for a 0 that was sent rather than omitted.
+const ExplicitZero time.Duration = math.MinInt64
+
+// explicit resolves a duration where 0 means def and ExplicitZero means 0.
+func explicit(d, def time.Duration) time.Duration {
+	switch d {
+	case 0:
+		return def
+	case ExplicitZero:
+		return 0
+	}
+	return d
+}
+
+// Attributes are a queue's settings: those [New] takes as options, and [Queue.SetAttributes] changes.
+type Attributes struct {
+	VisibilityTimeout         time.Duration      // 0..12h
+	Delay                     time.Duration      // 0..15m
+	Retention                 time.Duration      // 1m..14 days
+	MaxMessageSize            int                // 1 KiB..1 MiB
+	ReceiveWaitTime           time.Duration      // 0..20s
+	ContentBasedDeduplication bool               // FIFO only
+	DeduplicationScope        DeduplicationScope // FIFO only; 0 means DeduplicationScopeQueue
+	DeadLetterQueue           *Queue             // nil: no redrive policy
+	MaxReceiveCount           int                // 1..1000 with a DeadLetterQueue, else 0
+	RedriveAllowPolicy        RedriveAllowPolicy
+}
+
+// Attributes returns the queue's settings as they are now.
+func (q *Queue) Attributes() Attributes {
+	c := q.conf()
+	return Attributes{
+		VisibilityTimeout:         c.visibility,
+		Delay:                     c.delay,
+		Retention:                 c.retention,
+		MaxMessageSize:            c.maxSize,
+		ReceiveWaitTime:           c.waitTime,
+		ContentBasedDeduplication: c.contentDedup,
+		DeduplicationScope:        c.scope,
+		DeadLetterQueue:           c.dlq,
+		MaxReceiveCount:           c.maxReceiveCount,
+		RedriveAllowPolicy:        RedriveAllowPolicy{c.allow.Permission, slices.Clone(c.allow.Sources)},
+	}
+}
+
+// redriveMu serializes changes of redrive policies, so two of them cannot make a cycle together.
+var redriveMu sync.Mutex
+
+// SetAttributes replaces the queue's settings with a, which is usually [Queue.Attributes] with some fields
+// changed; the rules are those of [New], and an invalid a returns the same errors and changes nothing. A
+// dead-letter queue that would lead back to q returns ErrInvalidRedrivePolicy. Concurrent SetAttributes
+// calls do not merge: the last one wins.
+//
+// The changes apply as SQS applies them (spec 4.6, 5.3): a new retention period applies to the messages
+// already stored, so shortening it can expire them at once; a new delay applies to the delayed messages of
+// a FIFO queue, counted from their send, and only to new messages on a standard queue. The other settings
+// apply from the next call that uses them, and a new deduplication scope does not carry over the
+// deduplication ids already seen.
+func (q *Queue) SetAttributes(a Attributes) error {
+	redriveMu.Lock()
+	defer redriveMu.Unlock()
+	old := q.conf()
+	c := *old
+	c.visibility, c.delay, c.retention = a.VisibilityTimeout, a.Delay, a.Retention
+	c.maxSize, c.waitTime = a.MaxMessageSize, a.ReceiveWaitTime
+	c.contentDedup, c.scope = a.ContentBasedDeduplication, a.DeduplicationScope
+	if c.scope == 0 {
+		c.scope = DeduplicationScopeQueue
+	}
+	c.fifoOnly = nil
+	if c.contentDedup {
+		c.fifoOnly = append(c.fifoOnly, "ContentBasedDeduplication")
+	}
+	if c.scope != DeduplicationScopeQueue {
+		c.fifoOnly = append(c.fifoOnly, "DeduplicationScope")
+	}
+	c.dlq, c.maxReceiveCount, c.hasRedrive = a.DeadLetterQueue, a.MaxReceiveCount, a.DeadLetterQueue != nil
+	if !c.hasRedrive && a.MaxReceiveCount != 0 {
+		return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", a.MaxReceiveCount)
+	}
+	c.allow = RedriveAllowPolicy{a.RedriveAllowPolicy.Permission, slices.Clone(a.RedriveAllowPolicy.Sources)}
+	if err := c.validate(q.fifo); err != nil {
+		return err
+	}
+	if err := c.validateRedrive(q.name, q.fifo); err != nil {
+		return err
+	}
+	for d := c.dlq; d != nil; d = d.conf().dlq {
+		if d == q {
+			return reject(ErrInvalidRedrivePolicy, "dead-letter queue %s leads back to %s", c.dlq.name, q.name)
+		}
+	}
+
+	now := q.lock()
+	q.cfg.Store(&c)
+	if c.retention != old.retention {
+		q.rescheduleExpiriesLocked()
+	}
+	if q.fifo && c.delay != old.delay {
+		q.redelayLocked(now)
+	}
+	q.catchUpLocked(now)
+	q.unlock()
+
+	if c.dlq != old.dlq {
+		if d := old.dlq; d != nil {
+			d.mu.Lock()
+			d.sources = slices.DeleteFunc(d.sources, func(s *Queue) bool { return s == q })
+			d.mu.Unlock()
+		}
+		if d := c.dlq; d != nil {
+			d.mu.Lock()
+			d.sources = append(d.sources, q)
+			d.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// rescheduleExpiriesLocked moves the retention due times of messages moved into a standard dead-letter
+// queue (see expiresOutOfOrder) to the queue's new retention period. It walks the stored messages: a change
+// of settings, not a hot path.
+func (q *Queue) rescheduleExpiriesLocked() {
+	if q.fifo || len(q.origins) == 0 {
+		return
+	}
+	for m := q.all.head; m != nil; m = next(m, bySend) {
+		switch {
+		case !m.moved:
+		case m.state == StateInFlight:
+			q.due.remove(m)
+			q.scheduleLocked(m, q.origins[m.seq].visibleAt)
+		case m.state == StateVisible:
+			q.due.remove(m)
+			m.dueAt = q.expiresAt(m)
+			q.due.push(m)
+			q.waiters.dueAt(m.dueAt)
+		}
+	}
+}
+
+// redelayLocked gives the delayed messages of a FIFO queue the queue's new delay, counted from their send
+// (spec 4.6). It walks the stored messages: a change of settings, not a hot path.
+func (q *Queue) redelayLocked(now tick) {
+	delay := q.conf().delay
+	for m := q.all.head; m != nil; m = next(m, bySend) {
+		if m.state != StateDelayed {
+			continue
+		}
+		q.due.remove(m)
+		if t := m.sentAt + delay; t > now {
+			q.scheduleLocked(m, t)
+		} else {
+			q.makeVisibleLocked(m)
+		}
+	}
+}

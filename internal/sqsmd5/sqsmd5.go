@@ -1,0 +1,59 @@
+// Package sqsmd5 computes the MD5 digests SQS returns beside a message (spec 1.4.6): MD5OfMessageBody,
+// MD5OfMessageAttributes and MD5OfMessageSystemAttributes. The AWS SDKs check them.
+package sqsmd5
+
+import (
+	"crypto/md5"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strings"
+
+	"github.com/fifoq/fifoq"
+)
+
+// Body is the hex MD5 of a message body, as SQS returns it in MD5OfMessageBody.
+func Body(body string) string {
+	sum := md5.Sum([]byte(body))
+	return hex.EncodeToString(sum[:])
+}
+
+// Attributes is the hex MD5 SQS returns in MD5OfMessageAttributes (and, over the system attributes, in
+// MD5OfMessageSystemAttributes): over the attributes sorted by name, each as its name and its data type
+// (each with a 4-byte big-endian length), a transport byte (1 for String and Number, 2 for Binary) and its
+// value (with a 4-byte length). SQS sends no digest for a message without attributes; callers leave it out.
+func Attributes(attrs map[string]fifoq.Attribute) string {
+	names := make([]string, 0, len(attrs))
+	size := 0
+	for name, a := range attrs {
+		names = append(names, name)
+		size += 13 + len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, size)
+	field := func(v string) {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
+		b = append(b, v...)
+	}
+	for _, name := range names {
+		a := attrs[name]
+		field(name)
+		field(a.DataType)
+		if IsBinary(a.DataType) {
+			b = append(b, 2)
+			b = binary.BigEndian.AppendUint32(b, uint32(len(a.BinaryValue)))
+			b = append(b, a.BinaryValue...)
+		} else {
+			b = append(b, 1)
+			field(a.StringValue)
+		}
+	}
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// IsBinary reports whether an attribute of this data type carries its value in BinaryValue: "Binary", with
+// or without a custom suffix.
+func IsBinary(dataType string) bool {
+	return dataType == "Binary" || strings.HasPrefix(dataType, "Binary.")
+}
