@@ -112,8 +112,7 @@ func (q *Queue) SetAttributes(a Attributes) error {
 	if q.fifo && c.delay != old.delay {
 		q.redelayLocked(now)
 	}
-	q.catchUpLocked(now)
-	q.unlock()
+	q.unlock() // the next call expires what the new retention ended
 
 	if c.dlq != old.dlq {
 		if d := old.dlq; d != nil {

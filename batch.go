@@ -112,8 +112,8 @@ func (o BatchOptions) validate(fifo bool) error {
 // With a Window, messages are received with the visibility timeout extended by what is left of the window,
 // so none comes back while the batch gathers (Lambda extends it likewise). Messages a receive returned that
 // do not fit in the batch (MaxBytes) are made visible again at once; their receive count has risen by one.
-// With no Window, a Source other than a *Queue gives the messages of one receive: a Source has no way to
-// ask for a short poll.
+// With no Window, a Source other than a *Queue gives the messages of one receive, as Lambda's poller does:
+// over a network a second receive to fill the batch would cost a round trip.
 func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
 	var (
 		batch    []Delivery
@@ -185,8 +185,10 @@ func (b *Batcher) receive(ctx context.Context, n int, wait, left time.Duration) 
 	if q, ok := b.src.(*Queue); ok {
 		return q.receive(ctx, o, n, wait, o.VisibilityTimeout)
 	}
-	// A zero WaitTime means the queue's wait time; the shortest wait there is stands for a short poll.
-	o.MaxMessages, o.WaitTime = min(n, maxBatchEntries), max(wait, time.Nanosecond)
+	o.MaxMessages = min(n, maxBatchEntries)
+	if wait == 0 {
+		o.WaitTime = ExplicitZero // a short poll, whatever the queue's receive wait time
+	}
 	return b.src.Receive(ctx, o)
 }
 

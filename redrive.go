@@ -27,7 +27,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // WithRedriveAllowPolicy says which queues may use this queue as their dead-letter queue. The default
 // allows all.
 func WithRedriveAllowPolicy(p RedriveAllowPolicy) Option {
-	return func(c *config) { c.allow = p }
+	return func(c *config) { c.allow = RedriveAllowPolicy{p.Permission, slices.Clone(p.Sources)} }
 }
 
 // RedrivePermission is the kind of a [RedriveAllowPolicy].
