@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseServe(t *testing.T) {
+	t.Parallel()
+	// defaults returns the configuration of no flags, changed by f.
+	defaults := func(f func(c *serveConfig)) serveConfig {
+		c := serveConfig{addr: "127.0.0.1:9324", region: "us-east-1", account: "000000000000",
+			logLevel: slog.LevelInfo, shutdownTimeout: 10 * time.Second}
+		if f != nil {
+			f(&c)
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    serveConfig // checked when err is ""
+		wantErr string      // a part of the error, "" for none
+	}{
+		{name: "defaults", args: nil, want: defaults(nil)},
+		{name: "every flag", args: []string{"--addr", "[::1]:0", "--region", "eu-west-1", "--account", "123456789012",
+			"--log-level", "debug", "--shutdown-timeout", "3s", "--queue", "a", "--queue", "b.fifo,FifoQueue=true,VisibilityTimeout=60"},
+			want: serveConfig{addr: "[::1]:0", region: "eu-west-1", account: "123456789012", logLevel: slog.LevelDebug,
+				shutdownTimeout: 3 * time.Second, queues: []queueSpec{
+					{Name: "a"},
+					{Name: "b.fifo", Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "60"}},
+				}}},
+		{name: "single dash", args: []string{"-addr=localhost:9000", "-log-level=WARN"},
+			want: defaults(func(c *serveConfig) { c.addr, c.logLevel = "localhost:9000", slog.LevelWarn })},
+		{name: "JSON value with commas", args: []string{"--queue",
+			`src,RedrivePolicy={"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":"3"},DelaySeconds=5`},
+			want: defaults(func(c *serveConfig) {
+				c.queues = []queueSpec{{Name: "src", Attributes: map[string]string{
+					"RedrivePolicy": `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":"3"}`,
+					"DelaySeconds":  "5",
+				}}}
+			})},
+
+		// The loopback rule.
+		{name: "127.0.0.2", args: []string{"--addr", "127.0.0.2:9324"},
+			want: defaults(func(c *serveConfig) { c.addr = "127.0.0.2:9324" })},
+		{name: "remote allowed", args: []string{"--addr", "0.0.0.0:9324", "--allow-remote"},
+			want: defaults(func(c *serveConfig) { c.addr, c.allowRemote = "0.0.0.0:9324", true })},
+		{name: "all interfaces", args: []string{"--addr", ":9324"}, wantErr: "not a loopback address"},
+		{name: "0.0.0.0", args: []string{"--addr", "0.0.0.0:9324"}, wantErr: "--allow-remote"},
+		{name: "[::]", args: []string{"--addr", "[::]:9324"}, wantErr: "not a loopback address"},
+		{name: "LAN address", args: []string{"--addr", "192.168.1.10:9324"}, wantErr: "not a loopback address"},
+		{name: "host name", args: []string{"--addr", "example.com:9324"}, wantErr: "not a loopback address"},
+		{name: "no port", args: []string{"--addr", "127.0.0.1"}, wantErr: "missing port"},
+
+		// Bad command lines.
+		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "flag provided but not defined"},
+		{name: "log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
+		{name: "queue without a name", args: []string{"--queue", ",VisibilityTimeout=5"}, wantErr: "has no name"},
+		{name: "attribute without a value", args: []string{"--queue", "q,VisibilityTimeout"}, wantErr: "not Attr=Value"},
+		{name: "attribute twice", args: []string{"--queue", "q,DelaySeconds=1,DelaySeconds=2"}, wantErr: "given twice"},
+		{name: "argument", args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
+		{name: "empty region", args: []string{"--region", ""}, wantErr: "cannot be empty"},
+		{name: "shutdown timeout", args: []string{"--shutdown-timeout", "0s"}, wantErr: "shutdown-timeout"},
+		{name: "missing config", args: []string{"--config", filepath.Join(t.TempDir(), "none.json")}, wantErr: "no such file"},
+	} {
+		var stderr bytes.Buffer
+		got, err := parseServe(tc.args, &stderr)
+		if tc.wantErr != "" {
+			require.ErrorIs(t, err, errUsage, "%s: parseServe(%q)", tc.name, tc.args)
+			require.ErrorContains(t, err, tc.wantErr, "%s: parseServe(%q)", tc.name, tc.args)
+			require.Contains(t, stderr.String(), tc.wantErr, "%s: the error is printed", tc.name)
+			continue
+		}
+		require.NoError(t, err, "%s: parseServe(%q)", tc.name, tc.args)
+		require.Equal(t, tc.want, got, "%s: parseServe(%q)", tc.name, tc.args)
+		require.Empty(t, stderr.String(), tc.name)
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	require.ErrorIs(t, run(t.Context(), nil, &stdout, &stderr), errUsage)
+	require.Contains(t, stderr.String(), "fifoq serve")
+	require.ErrorIs(t, run(t.Context(), []string{"frobnicate"}, &stdout, &stderr), errUsage)
+	require.Contains(t, stderr.String(), `unknown command "frobnicate"`)
+	require.NoError(t, run(t.Context(), []string{"help"}, &stdout, &stderr))
+	require.Contains(t, stdout.String(), "fifoq serve")
+
+	stderr.Reset()
+	require.ErrorIs(t, run(t.Context(), []string{"serve", "-h"}, &stdout, &stderr), flag.ErrHelp)
+	for _, f := range []string{"-addr", "-allow-remote", "-queue", "-config", "-region", "-account", "-log-level"} {
+		require.Contains(t, stderr.String(), f, "serve -h lists %s", f)
+	}
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fifoq.json")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, `{
+		"queues": [
+			{"name": "orders-dlq.fifo", "attributes": {"FifoQueue": "true"}},
+			{"name": "orders.fifo", "attributes": {
+				"FifoQueue": true,
+				"ContentBasedDeduplication": "true",
+				"VisibilityTimeout": 60,
+				"RedrivePolicy": {"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:orders-dlq.fifo", "maxReceiveCount": 5}
+			}},
+			{"name": "plain"}
+		]
+	}`)
+	qs, err := loadConfig(path)
+	require.NoError(t, err)
+	require.Equal(t, []queueSpec{
+		{Name: "orders-dlq.fifo", Attributes: map[string]string{"FifoQueue": "true"}},
+		{Name: "orders.fifo", Attributes: map[string]string{
+			"FifoQueue":                 "true",
+			"ContentBasedDeduplication": "true",
+			"VisibilityTimeout":         "60",
+			"RedrivePolicy":             `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:orders-dlq.fifo","maxReceiveCount":5}`,
+		}},
+		{Name: "plain"},
+	}, qs)
+
+	// The config file's queues come first, then the flags'.
+	cfg, err := parseServe([]string{"--queue", "extra", "--config", path}, io.Discard)
+	require.NoError(t, err)
+	names := make([]string, len(cfg.queues))
+	for i, q := range cfg.queues {
+		names[i] = q.Name
+	}
+	require.Equal(t, []string{"orders-dlq.fifo", "orders.fifo", "plain", "extra"}, names)
+
+	for _, tc := range []struct {
+		content, wantErr string
+	}{
+		{`{"queues": [{"name": "a", "attributes": {"VisibilityTimeout": "5"}}, ]}`, "invalid character"},
+		{`{"queues": [{"name": "a", "atributes": {}}]}`, `unknown field "atributes"`},
+		{`{"queue": []}`, `unknown field "queue"`},
+		{`{"queues": [{"attributes": {}}]}`, "queue 0 has no name"},
+		{`{"queues": [{"name": "a", "attributes": {"DelaySeconds": null}}]}`, "attribute DelaySeconds: no value"},
+		{`{"queues": [{"name": "a", "attributes": {"DelaySeconds": [1]}}]}`, "a list is not an attribute value"},
+		{`{"queues": []} {"queues": []}`, "data after the JSON object"},
+		{`{"queues": "orders"}`, "cannot unmarshal"},
+		{``, "EOF"},
+	} {
+		_, err := loadConfig(writeFile(t, tc.content))
+		require.ErrorContains(t, err, tc.wantErr, "config %s", tc.content)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's logger and the test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestServe runs the command on a free port and talks to it with aws-sdk-go-v2 over the socket: a queue
+// from the command line and one from the config file, a send and a receive, and a clean stop when the
+// context ends (as on SIGINT).
+func TestServe(t *testing.T) {
+	t.Parallel()
+	// FifoQueue is implied by the name.
+	config := writeFile(t, `{"queues":[{"name":"orders.fifo","attributes":{"ContentBasedDeduplication":"true"}}]}`)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stdoutR, stdoutW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--config", config, "--queue", "jobs,VisibilityTimeout=5",
+			"--region", "eu-west-1", "--account", "123456789012", "--log-level", "debug"}, stdoutW, &stderr)
+		stdoutW.Close()
+	}()
+
+	// The first line of stdout is the endpoint, once it listens.
+	line, err := bufio.NewReader(stdoutR).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	endpoint := strings.TrimSpace(line)
+	require.True(t, strings.HasPrefix(endpoint, "http://127.0.0.1:"), "endpoint %q", endpoint)
+	go io.Copy(io.Discard, stdoutR) //nolint:errcheck // nothing more is expected; keep the writer unblocked
+
+	client := sqs.New(sqs.Options{
+		Region:       "eu-west-1",
+		BaseEndpoint: aws.String(endpoint),
+		Retryer:      aws.NopRetryer{},
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret"}, nil
+		}),
+	})
+	list, err := client.ListQueues(ctx, &sqs.ListQueuesInput{})
+	require.NoError(t, err)
+	require.Len(t, list.QueueUrls, 2, "queues %v", list.QueueUrls)
+	for _, u := range list.QueueUrls {
+		require.Contains(t, u, "/123456789012/", "the account is the one given")
+	}
+
+	url, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("orders.fifo")})
+	require.NoError(t, err)
+	_, err = client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: url.QueueUrl, MessageBody: aws.String("hello"),
+		MessageGroupId: aws.String("g")})
+	require.NoError(t, err)
+	out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: url.QueueUrl, WaitTimeSeconds: 1})
+	require.NoError(t, err)
+	require.Len(t, out.Messages, 1)
+	require.Equal(t, "hello", aws.ToString(out.Messages[0].Body))
+
+	jobs, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("jobs")})
+	require.NoError(t, err)
+	attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: jobs.QueueUrl,
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameVisibilityTimeout, types.QueueAttributeNameQueueArn}})
+	require.NoError(t, err)
+	require.Equal(t, "5", attrs.Attributes["VisibilityTimeout"])
+	require.Equal(t, "arn:aws:sqs:eu-west-1:123456789012:jobs", attrs.Attributes["QueueArn"])
+
+	cancel()
+	require.NoError(t, <-done, "stderr: %s", stderr.String())
+
+	logs := stderr.String()
+	for _, want := range []string{"queue created", "queue=orders.fifo", "queue=jobs", "listening", endpoint[len("http://"):],
+		"shutting down", "stopped"} {
+		require.Contains(t, logs, want, "the logs")
+	}
+	_, err = client.ListQueues(context.Background(), &sqs.ListQueuesInput{})
+	require.Error(t, err, "the server is gone")
+	require.False(t, errors.Is(err, context.Canceled))
+}
+
+// TestServeHTTPShutdown checks that a stop ends the requests in progress through their context (as a
+// long poll waits on it) and returns nil, without waiting for the shutdown timeout.
+func TestServeHTTPShutdown(t *testing.T) {
+	t.Parallel()
+	entered := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-r.Context().Done() // a long poll, until the server stops
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	ln, err := new(net.ListenConfig).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, ln, h, logger, time.Hour) }()
+
+	resp := make(chan error, 1)
+	go func() {
+		r, err := http.Get("http://" + ln.Addr().String() + "/")
+		if err == nil {
+			r.Body.Close()
+			if r.StatusCode != http.StatusServiceUnavailable {
+				err = fmt.Errorf("status %d", r.StatusCode)
+			}
+		}
+		resp <- err
+	}()
+	<-entered
+	cancel()
+	require.NoError(t, <-done, "logs: %s", logs.String())
+	require.NoError(t, <-resp, "the request in progress got its response")
+	require.NotContains(t, logs.String(), "still in progress")
+	require.Contains(t, logs.String(), "stopped")
+}
+
+// TestMain runs the command itself, main and all, when a test re-executes the test binary with
+// FIFOQ_TEST_MAIN set: see TestSignals.
+func TestMain(m *testing.M) {
+	if os.Getenv("FIFOQ_TEST_MAIN") == "1" {
+		flag.Parse() // the test binary's flags; the command's come after "--"
+		os.Args = append([]string{"fifoq"}, flag.Args()...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSignals runs the command as a process and stops it with SIGINT, then SIGTERM: it exits with
+// status 0 after a clean shutdown.
+func TestSignals(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$", "--", "serve", "--addr", "127.0.0.1:0")
+		cmd.Env = append(os.Environ(), "FIFOQ_TEST_MAIN=1")
+		var stderr syncBuffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		require.NoError(t, err, "stderr: %s", stderr.String())
+		require.True(t, strings.HasPrefix(line, "http://127.0.0.1:"), "stdout %q", line)
+
+		require.NoError(t, cmd.Process.Signal(sig))
+		require.NoError(t, cmd.Wait(), "%v: exit status; stderr: %s", sig, stderr.String())
+		require.Contains(t, stderr.String(), "stopped", "%v: logs", sig)
+	}
+}

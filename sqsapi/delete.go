@@ -1,0 +1,304 @@
+package sqsapi
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/fifoq/fifoq"
+)
+
+// DeleteMessage, ChangeMessageVisibility and their batches, and what every batch action shares.
+
+// maxBatchEntries is the most entries a batch action takes (spec 7.2.1).
+const maxBatchEntries = 10
+
+// checkBatch checks the entry ids of a batch action, which fail the whole request (spec 7.2.1).
+func checkBatch(ids []string, entryName string) *apiError {
+	switch {
+	case len(ids) == 0:
+		return newError(codeEmptyBatch, "There should be at least one %s in the request.", entryName)
+	case len(ids) > maxBatchEntries:
+		return newError(codeTooManyEntries, "Maximum number of entries per request are %d. You have sent %d.", maxBatchEntries, len(ids))
+	}
+	for i, id := range ids {
+		if !validBatchID(id) {
+			return newError(codeInvalidBatchEntryID, "A batch entry id can only contain alphanumeric characters, "+
+				"hyphens and underscores. It can be at most 80 letters long.")
+		}
+		if slices.Contains(ids[:i], id) {
+			return newError(codeIDsNotDistinct, "Id %s repeated.", id)
+		}
+	}
+	return nil
+}
+
+func validBatchID(id string) bool {
+	if id == "" || len(id) > 80 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// failedEntry is an entry of a batch that failed alone (BatchResultErrorEntry).
+type failedEntry struct {
+	index int // in the request, to keep the request's order
+	id    string
+	err   *apiError
+}
+
+func sortFailed(f []failedEntry) {
+	slices.SortFunc(f, func(a, b failedEntry) int { return a.index - b.index })
+}
+
+func encodeFailed(e encoder, failed []failedEntry) {
+	e.beginList("Failed", "BatchResultErrorEntry")
+	for _, f := range failed {
+		e.beginItem()
+		e.str("Id", f.id)
+		e.boolean("SenderFault", f.err.status < 500)
+		e.str("Code", f.err.code)
+		e.str("Message", f.err.message)
+		e.endItem()
+	}
+	e.endList()
+}
+
+// idBatchOutput is the result of DeleteMessageBatch and ChangeMessageVisibilityBatch.
+type idBatchOutput struct {
+	entry  string // the XML name of a successful entry
+	ok     []string
+	failed []failedEntry
+}
+
+func (o *idBatchOutput) encode(e encoder) {
+	e.beginList("Successful", o.entry)
+	for _, id := range o.ok {
+		e.beginItem()
+		e.str("Id", id)
+		e.endItem()
+	}
+	e.endList()
+	encodeFailed(e, o.failed)
+}
+
+type deleteMessageInput struct{ QueueUrl, ReceiptHandle string }
+
+func (in *deleteMessageInput) fromQuery(f form) error {
+	in.QueueUrl, in.ReceiptHandle = f.get("QueueUrl"), f.get("ReceiptHandle")
+	return nil
+}
+
+func deleteMessage(s *Server, c *call, in *deleteMessageInput) (output, error) {
+	qs, err := s.resolve(c, in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	if in.ReceiptHandle == "" {
+		return nil, missing("ReceiptHandle")
+	}
+	if err := qs.q.Delete(c.ctx, in.ReceiptHandle); err != nil {
+		return nil, coreError(err, errCtx{queue: qs.q, handle: in.ReceiptHandle})
+	}
+	return nil, nil
+}
+
+// deleteEntry is one entry of DeleteMessageBatch.
+type deleteEntry struct{ Id, ReceiptHandle string }
+
+type deleteMessageBatchInput struct {
+	QueueUrl string
+	Entries  []deleteEntry
+}
+
+func (in *deleteMessageBatchInput) fromQuery(f form) error {
+	in.QueueUrl = f.get("QueueUrl")
+	const prefix = "DeleteMessageBatchRequestEntry"
+	for _, n := range f.indices(prefix) {
+		p := prefix + "." + strconv.Itoa(n) + "."
+		in.Entries = append(in.Entries, deleteEntry{Id: f.get(p + "Id"), ReceiptHandle: f.get(p + "ReceiptHandle")})
+	}
+	return nil
+}
+
+func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output, error) {
+	qs, err := s.resolve(c, in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	var idBuf [maxBatchEntries]string
+	ids := idBuf[:0]
+	for _, e := range in.Entries {
+		ids = append(ids, e.Id)
+	}
+	if err := checkBatch(ids, "DeleteMessageBatchRequestEntry"); err != nil {
+		return nil, err
+	}
+	out := &idBatchOutput{entry: "DeleteMessageBatchResultEntry"}
+	var handleBuf [maxBatchEntries]string
+	var indexBuf [maxBatchEntries]int
+	handles, index := handleBuf[:0], indexBuf[:0]
+	for i, e := range in.Entries {
+		if e.ReceiptHandle == "" {
+			out.failed = append(out.failed, failedEntry{i, e.Id, missing("ReceiptHandle")})
+			continue
+		}
+		handles, index = append(handles, e.ReceiptHandle), append(index, i)
+	}
+	if len(handles) > 0 {
+		err := qs.q.DeleteBatch(c.ctx, handles)
+		if err := out.settle(err, index, func(k int) errCtx {
+			return errCtx{queue: qs.q, handle: handles[k], batch: true}
+		}, func(i int) string { return in.Entries[i].Id }); err != nil {
+			return nil, err
+		}
+	}
+	sortFailed(out.failed)
+	return out, nil
+}
+
+// settle sorts the entries a batch call was given (index[k] is the request entry of call entry k) into
+// successful and failed ones, from the call's error. An error other than a *fifoq.BatchError fails the
+// whole request.
+func (o *idBatchOutput) settle(err error, index []int, ctx func(k int) errCtx, id func(i int) string) error {
+	var entryErrs [maxBatchEntries]error
+	var be *fifoq.BatchError
+	switch {
+	case errors.As(err, &be):
+		for _, x := range be.Entries {
+			if x.Index >= 0 && x.Index < len(index) {
+				entryErrs[x.Index] = x.Err
+			}
+		}
+	case err != nil:
+		return coreError(err, ctx(0))
+	}
+	for k, i := range index {
+		if entryErrs[k] != nil {
+			o.failed = append(o.failed, failedEntry{i, id(i), coreError(entryErrs[k], ctx(k))})
+			continue
+		}
+		o.ok = append(o.ok, id(i))
+	}
+	return nil
+}
+
+// visibilityTimeout checks the VisibilityTimeout of a visibility change.
+func visibilityTimeout(v *int) (time.Duration, *apiError) {
+	switch {
+	case v == nil:
+		return 0, missing("VisibilityTimeout")
+	case *v < 0:
+		return 0, invalidValue(*v, "VisibilityTimeout", "VisibilityTimeout must be >= 0.")
+	case *v > 43200:
+		return 0, invalidValue(*v, "VisibilityTimeout", "Total VisibilityTimeout for the message is beyond the limit [43200 seconds]")
+	}
+	return time.Duration(*v) * time.Second, nil
+}
+
+type changeVisibilityInput struct {
+	QueueUrl          string
+	ReceiptHandle     string
+	VisibilityTimeout *int
+}
+
+func (in *changeVisibilityInput) fromQuery(f form) error {
+	in.QueueUrl, in.ReceiptHandle = f.get("QueueUrl"), f.get("ReceiptHandle")
+	var err *apiError
+	if in.VisibilityTimeout, err = f.optInt("VisibilityTimeout"); err != nil {
+		return err
+	}
+	return nil
+}
+
+func changeMessageVisibility(s *Server, c *call, in *changeVisibilityInput) (output, error) {
+	qs, err := s.resolve(c, in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	if in.ReceiptHandle == "" {
+		return nil, missing("ReceiptHandle")
+	}
+	d, aerr := visibilityTimeout(in.VisibilityTimeout)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if err := qs.q.ChangeVisibility(c.ctx, in.ReceiptHandle, d); err != nil {
+		return nil, coreError(err, errCtx{queue: qs.q, handle: in.ReceiptHandle, timeout: *in.VisibilityTimeout})
+	}
+	return nil, nil
+}
+
+// visibilityEntry is one entry of ChangeMessageVisibilityBatch.
+type visibilityEntry struct {
+	Id                string
+	ReceiptHandle     string
+	VisibilityTimeout *int
+}
+
+type changeVisibilityBatchInput struct {
+	QueueUrl string
+	Entries  []visibilityEntry
+}
+
+func (in *changeVisibilityBatchInput) fromQuery(f form) error {
+	in.QueueUrl = f.get("QueueUrl")
+	const prefix = "ChangeMessageVisibilityBatchRequestEntry"
+	for _, n := range f.indices(prefix) {
+		p := prefix + "." + strconv.Itoa(n) + "."
+		e := visibilityEntry{Id: f.get(p + "Id"), ReceiptHandle: f.get(p + "ReceiptHandle")}
+		var err *apiError
+		if e.VisibilityTimeout, err = f.optInt(p + "VisibilityTimeout"); err != nil {
+			return err
+		}
+		in.Entries = append(in.Entries, e)
+	}
+	return nil
+}
+
+func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchInput) (output, error) {
+	qs, err := s.resolve(c, in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i] = e.Id
+	}
+	if err := checkBatch(ids, "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
+		return nil, err
+	}
+	out := &idBatchOutput{entry: "ChangeMessageVisibilityBatchResultEntry"}
+	changes := make([]fifoq.VisibilityChange, 0, len(in.Entries))
+	index := make([]int, 0, len(in.Entries))
+	for i, e := range in.Entries {
+		if e.ReceiptHandle == "" {
+			out.failed = append(out.failed, failedEntry{i, e.Id, missing("ReceiptHandle")})
+			continue
+		}
+		d, aerr := visibilityTimeout(e.VisibilityTimeout)
+		if aerr != nil {
+			out.failed = append(out.failed, failedEntry{i, e.Id, aerr})
+			continue
+		}
+		changes, index = append(changes, fifoq.VisibilityChange{ReceiptHandle: e.ReceiptHandle, Timeout: d}), append(index, i)
+	}
+	if len(changes) > 0 {
+		err := qs.q.ChangeVisibilityBatch(c.ctx, changes)
+		if err := out.settle(err, index, func(k int) errCtx {
+			e := in.Entries[index[k]]
+			return errCtx{queue: qs.q, handle: e.ReceiptHandle, timeout: *e.VisibilityTimeout, batch: true}
+		}, func(i int) string { return in.Entries[i].Id }); err != nil {
+			return nil, err
+		}
+	}
+	sortFailed(out.failed)
+	return out, nil
+}

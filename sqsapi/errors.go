@@ -1,0 +1,209 @@
+package sqsapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fifoq/fifoq"
+)
+
+// An apiError is a rejected request as SQS reports it: a query error code (the one in the XML error, in the
+// x-amzn-query-error header and in batch Failed entries), a message and an HTTP status. The JSON __type is
+// derived from the code by shapeOf.
+type apiError struct {
+	code    string
+	message string
+	status  int
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+func newError(code, format string, args ...any) *apiError {
+	return &apiError{code: code, message: fmt.Sprintf(format, args...), status: statusOf(code)}
+}
+
+// The query error codes this package sends. Codes with a modeled shape of another name are translated by
+// shapeOf; the others are their own shape name.
+const (
+	codeInvalidParameterValue = "InvalidParameterValue"
+	codeMissingParameter      = "MissingParameter"
+	codeInvalidAttributeName  = "InvalidAttributeName"
+	codeInvalidAttributeValue = "InvalidAttributeValue"
+	codeNonExistentQueue      = "AWS.SimpleQueueService.NonExistentQueue"
+	codeQueueAlreadyExists    = "QueueAlreadyExists"
+	codeQueueDeletedRecently  = "AWS.SimpleQueueService.QueueDeletedRecently"
+	codeEmptyBatch            = "AWS.SimpleQueueService.EmptyBatchRequest"
+	codeTooManyEntries        = "AWS.SimpleQueueService.TooManyEntriesInBatchRequest"
+	codeIDsNotDistinct        = "AWS.SimpleQueueService.BatchEntryIdsNotDistinct"
+	codeInvalidBatchEntryID   = "AWS.SimpleQueueService.InvalidBatchEntryId"
+	codeBatchTooLong          = "AWS.SimpleQueueService.BatchRequestTooLong"
+	codeResourceNotFound      = "ResourceNotFoundException"
+	codeInvalidAction         = "InvalidAction"
+	codeMissingAction         = "MissingAction"
+	codeSerialization         = "SerializationException"
+	codeTooLarge              = "RequestEntityTooLarge"
+	codeInternal              = "InternalFailure"
+	codeMissingToken          = "MissingAuthenticationToken"
+	codeIncompleteSignature   = "IncompleteSignature"
+	codeInvalidClientTokenID  = "InvalidClientTokenId"
+	codeSignatureDoesNotMatch = "SignatureDoesNotMatch"
+)
+
+// shapeOf returns the name of the error shape in the SQS model (the JSON __type after "#") for a query code.
+func shapeOf(code string) string {
+	switch code {
+	case codeNonExistentQueue:
+		return "QueueDoesNotExist"
+	case codeQueueAlreadyExists:
+		return "QueueNameExists"
+	}
+	return strings.TrimPrefix(code, "AWS.SimpleQueueService.")
+}
+
+// statusOf returns the HTTP status of an error code, as the SQS model gives it (httpError traits).
+func statusOf(code string) int {
+	switch code {
+	case "AWS.SimpleQueueService.PurgeQueueInProgress", "OverLimit", "RequestThrottled", "InvalidSecurity",
+		codeMissingToken, codeInvalidClientTokenID, codeSignatureDoesNotMatch:
+		return 403
+	case "ReceiptHandleIsInvalid", codeResourceNotFound, "InvalidAddress":
+		return 404
+	case codeTooLarge:
+		return 413
+	case codeInternal:
+		return 500
+	}
+	return 400
+}
+
+// Errors of the request as a whole.
+var (
+	errInternal = &apiError{codeInternal, "We encountered an internal error. Please try again.", 500}
+	errTooLarge = &apiError{codeTooLarge, "Request body too large.", 413}
+)
+
+func missing(param string) *apiError {
+	return newError(codeMissingParameter, "The request must contain the parameter %s.", param)
+}
+
+func invalidValue(value any, param, reason string) *apiError {
+	return newError(codeInvalidParameterValue, "Value %v for parameter %s is invalid. Reason: %s", value, param, reason)
+}
+
+func queueDoesNotExist(query bool) *apiError {
+	if query {
+		return newError(codeNonExistentQueue, "The specified queue does not exist for this wsdl version.")
+	}
+	return newError(codeNonExistentQueue, "The specified queue does not exist.")
+}
+
+// errCtx is what a rejected call was about, for the texts SQS puts in its messages.
+type errCtx struct {
+	queue   *fifoq.Queue
+	handle  string         // the receipt handle of a delete or visibility change
+	message *fifoq.Message // the message of a send
+	timeout int            // the visibility timeout of a change, in seconds
+	attempt string         // the receive request attempt id
+	batch   bool           // the error is about one entry of a batch
+}
+
+// coreError translates an error of the fifoq package into an SQS error, with SQS's message text where the
+// spec gives one. An error without an SQS code is an internal error.
+func coreError(err error, c errCtx) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	code := fifoq.ErrorCode(err)
+	if code == "" {
+		return errInternal
+	}
+	e := &apiError{code: code, status: statusOf(code), message: detail(err)}
+	m := c.message
+	if m == nil {
+		m = &fifoq.Message{}
+	}
+	fifo := c.queue != nil && c.queue.FIFO()
+	switch {
+	case errors.Is(err, fifoq.ErrEmptyBody):
+		e.message = "The request must contain the parameter MessageBody."
+	case errors.Is(err, fifoq.ErrInvalidMessageContents):
+		e.message = "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | " +
+			"#xE000 to #xFFFD | #x10000 to #x10FFFF"
+	case errors.Is(err, fifoq.ErrMessageTooLarge):
+		size := 1 << 20
+		if c.queue != nil {
+			size = c.queue.Attributes().MaxMessageSize
+		}
+		verb := "are invalid"
+		if c.batch {
+			verb = "cannot be validated"
+		}
+		e.message = fmt.Sprintf("One or more parameters %s. Reason: Message must be shorter than %d bytes.", verb, size)
+	case errors.Is(err, fifoq.ErrMissingGroupID):
+		e.message = "The request must contain the parameter MessageGroupId."
+		if c.batch {
+			e.code = codeInvalidParameterValue // spec 2.2: a batch fails whole, with InvalidParameterValue
+		}
+	case errors.Is(err, fifoq.ErrInvalidGroupID):
+		e.message = fmt.Sprintf("Value %s for parameter MessageGroupId is invalid. Reason: MessageGroupId can only "+
+			"include alphanumeric and punctuation characters. 1 to 128 in length.", m.GroupID)
+	case errors.Is(err, fifoq.ErrMissingDeduplicationID):
+		e.message = "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"
+	case errors.Is(err, fifoq.ErrInvalidDeduplicationID):
+		reason := "MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length."
+		if !fifo {
+			reason = "The request include parameter that is not valid for this queue type."
+		}
+		e.message = fmt.Sprintf("Value %s for parameter MessageDeduplicationId is invalid. Reason: %s", m.DeduplicationID, reason)
+	case errors.Is(err, fifoq.ErrInvalidDelay):
+		e.message = fmt.Sprintf("Value %d for parameter DelaySeconds is invalid. Reason: The request include "+
+			"parameter that is not valid for this queue type.", int64(m.Delay.Seconds()))
+	case errors.Is(err, fifoq.ErrReceiptHandleInvalid):
+		e.message = fmt.Sprintf("The input receipt handle %q is not a valid receipt handle.", c.handle)
+	case errors.Is(err, fifoq.ErrReceiptHandleExpired):
+		e.message = fmt.Sprintf("Value %s for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.", c.handle)
+	case errors.Is(err, fifoq.ErrMessageNotAvailable):
+		e.message = fmt.Sprintf("Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist "+
+			"or is not available for visibility timeout change.", c.handle)
+	case errors.Is(err, fifoq.ErrInvalidVisibilityTimeout):
+		e.message = fmt.Sprintf("Value %d for parameter VisibilityTimeout is invalid. Reason: Total "+
+			"VisibilityTimeout for the message is beyond the limit [43200 seconds]", c.timeout)
+	case errors.Is(err, fifoq.ErrInvalidAttemptID):
+		e.message = fmt.Sprintf("Value %s for parameter ReceiveRequestAttemptId is invalid. Reason: "+
+			"ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.", c.attempt)
+	case errors.Is(err, fifoq.ErrAttemptNotRetryable):
+		e.message = fmt.Sprintf("Value %s for parameter ReceiveRequestAttemptId is invalid. Reason: The "+
+			"receiveRequestAttemptId is not valid anymore since the receive call is not retryable.", c.attempt)
+	case errors.Is(err, fifoq.ErrPurgeInProgress):
+		name := ""
+		if c.queue != nil {
+			name = c.queue.Name()
+		}
+		e.message = fmt.Sprintf("Only one PurgeQueue operation on %s is allowed every 60 seconds.", name)
+	case errors.Is(err, fifoq.ErrNotDeadLetterQueue):
+		e.message = "Source queue must be configured as a Dead Letter Queue."
+	case errors.Is(err, fifoq.ErrMoveTaskRunning):
+		e.message = "There is already a task running. Only one active task is allowed for a source queue arn at a given time."
+	case errors.Is(err, fifoq.ErrInvalidQueueName):
+		e.message = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
+	}
+	return e
+}
+
+// detail is the text of a fifoq error without its package prefix, for the rules whose SQS text the spec
+// does not give.
+func detail(err error) string {
+	s := strings.TrimPrefix(err.Error(), "fifoq: ")
+	if s == "" {
+		return "Invalid request."
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// isContextErr reports whether err is the end of the request's context (a client gone, a server closing).
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

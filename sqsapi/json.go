@@ -1,0 +1,158 @@
+package sqsapi
+
+import (
+	"encoding/base64"
+	"strconv"
+	"unicode/utf8"
+)
+
+// jsonEncoder writes a response of the JSON protocol (awsJson1_0) by appending to a byte slice: no
+// reflection, and no allocation beyond the buffer, which is pooled.
+type jsonEncoder struct {
+	b     []byte
+	first []bool // per open object or array: whether the next member is its first
+}
+
+func (e *jsonEncoder) reset() {
+	e.b = append(e.b[:0], '{')
+	e.first = append(e.first[:0], true)
+}
+
+func (e *jsonEncoder) finish() []byte {
+	e.b = append(e.b, '}')
+	return e.b
+}
+
+func (e *jsonEncoder) sep() {
+	n := len(e.first) - 1
+	if e.first[n] {
+		e.first[n] = false
+	} else {
+		e.b = append(e.b, ',')
+	}
+}
+
+func (e *jsonEncoder) key(name string) {
+	e.sep()
+	e.b = appendJSONString(e.b, name)
+	e.b = append(e.b, ':')
+}
+
+func (e *jsonEncoder) open(c byte) {
+	e.b = append(e.b, c)
+	e.first = append(e.first, true)
+}
+
+func (e *jsonEncoder) close(c byte) {
+	e.b = append(e.b, c)
+	e.first = e.first[:len(e.first)-1]
+}
+
+func (e *jsonEncoder) str(name, v string) {
+	e.key(name)
+	e.b = appendJSONString(e.b, v)
+}
+
+func (e *jsonEncoder) num(name string, v int64) {
+	e.key(name)
+	e.b = strconv.AppendInt(e.b, v, 10)
+}
+
+func (e *jsonEncoder) boolean(name string, v bool) {
+	e.key(name)
+	e.b = strconv.AppendBool(e.b, v)
+}
+
+func (e *jsonEncoder) blob(name string, v []byte) {
+	e.key(name)
+	e.b = append(e.b, '"')
+	e.b = base64.StdEncoding.AppendEncode(e.b, v)
+	e.b = append(e.b, '"')
+}
+
+func (e *jsonEncoder) beginList(name, _ string) {
+	e.key(name)
+	e.open('[')
+}
+
+func (e *jsonEncoder) endList() { e.close(']') }
+
+func (e *jsonEncoder) listStr(v string) {
+	e.sep()
+	e.b = appendJSONString(e.b, v)
+}
+
+func (e *jsonEncoder) beginItem() {
+	e.sep()
+	e.open('{')
+}
+
+func (e *jsonEncoder) endItem() { e.close('}') }
+
+func (e *jsonEncoder) beginMap(name, _, _, _ string) {
+	e.key(name)
+	e.open('{')
+}
+
+func (e *jsonEncoder) endMap() { e.close('}') }
+
+func (e *jsonEncoder) mapStr(k, v string) { e.str(k, v) }
+
+func (e *jsonEncoder) beginMapItem(k string) {
+	e.key(k)
+	e.open('{')
+}
+
+func (e *jsonEncoder) endMapItem() { e.close('}') }
+
+// jsonSafe[c] is true for the ASCII bytes that go into a JSON string as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendJSONString appends s as a JSON string. Control characters are escaped, and bytes that are not
+// valid UTF-8 become U+FFFD, so the output is valid JSON whatever s holds.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += n
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

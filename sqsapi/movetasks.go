@@ -1,0 +1,212 @@
+package sqsapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"strings"
+
+	"github.com/fifoq/fifoq"
+)
+
+// StartMessageMoveTask, CancelMessageMoveTask and ListMessageMoveTasks: dead-letter queue redrives, run by
+// fifoq.MoveTask.
+
+// A moveTask is a move task started through the API, with the opaque handle that names it.
+type moveTask struct {
+	handle    string
+	task      *fifoq.MoveTask
+	source    *queueState
+	destARN   string // "" when messages go back to their sources
+	rateGiven bool   // MaxNumberOfMessagesPerSecond was given
+}
+
+// taskIDLen is the length of the random id at the start of a decoded task handle; the source ARN follows.
+const taskIDLen = 16
+
+func newTaskHandle(sourceARN string) string {
+	b := make([]byte, taskIDLen, taskIDLen+len(sourceARN))
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(append(b, sourceARN...))
+}
+
+// wellFormedHandle reports whether h has the shape of a task handle, known or not.
+func wellFormedHandle(h string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(h)
+	return err == nil && len(b) > taskIDLen && strings.HasPrefix(string(b[taskIDLen:]), "arn:")
+}
+
+// queueOfParam resolves an ARN parameter of a move task action.
+func (s *Server) queueOfParam(arn, param string) (*queueState, *apiError) {
+	if arn == "" {
+		return nil, missing(param)
+	}
+	if parts := strings.Split(arn, ":"); len(parts) < 6 || parts[0] != "arn" {
+		return nil, newError(codeInvalidParameterValue, "You must use this format to specify the %s: "+
+			"arn:<partition>:<service>:<region>:<account-id>:<resource-id>", param)
+	}
+	qs := s.queueOfARN(arn)
+	if qs == nil {
+		return nil, newError(codeResourceNotFound, "The resource that you specified for the %s parameter doesn't exist.", param)
+	}
+	return qs, nil
+}
+
+type startMoveTaskInput struct {
+	SourceArn                    string
+	DestinationArn               string
+	MaxNumberOfMessagesPerSecond *int
+}
+
+func (in *startMoveTaskInput) fromQuery(f form) error {
+	in.SourceArn, in.DestinationArn = f.get("SourceArn"), f.get("DestinationArn")
+	var err *apiError
+	if in.MaxNumberOfMessagesPerSecond, err = f.optInt("MaxNumberOfMessagesPerSecond"); err != nil {
+		return err
+	}
+	return nil
+}
+
+type taskHandleOutput string
+
+func (o taskHandleOutput) encode(e encoder) { e.str("TaskHandle", string(o)) }
+
+func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, error) {
+	src, err := s.queueOfParam(in.SourceArn, "SourceArn")
+	if err != nil {
+		return nil, err
+	}
+	var dest *fifoq.Queue
+	if in.DestinationArn != "" {
+		d, err := s.queueOfParam(in.DestinationArn, "DestinationArn")
+		if err != nil {
+			return nil, err
+		}
+		dest = d.q
+	}
+	rate := 0
+	if r := in.MaxNumberOfMessagesPerSecond; r != nil {
+		if *r < 1 || *r > 500 {
+			return nil, invalidValue(*r, "MaxNumberOfMessagesPerSecond", "Must be between 1 and 500.")
+		}
+		rate = *r
+	}
+	// The task outlives the request, so it does not get the request's context.
+	task, terr := src.q.StartMoveTask(context.Background(), dest, rate)
+	if terr != nil {
+		if errors.Is(terr, fifoq.ErrInvalidMoveTask) && dest != nil {
+			return nil, invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue.")
+		}
+		return nil, coreError(terr, errCtx{queue: src.q})
+	}
+	t := &moveTask{handle: newTaskHandle(src.arn), task: task, source: src, destARN: in.DestinationArn, rateGiven: in.MaxNumberOfMessagesPerSecond != nil}
+	s.tasksMu.Lock()
+	s.tasks[t.handle] = t
+	s.tasksMu.Unlock()
+	src.mu.Lock()
+	src.tasks = append(src.tasks, t)
+	src.mu.Unlock()
+	return taskHandleOutput(t.handle), nil
+}
+
+type cancelMoveTaskInput struct{ TaskHandle string }
+
+func (in *cancelMoveTaskInput) fromQuery(f form) error {
+	in.TaskHandle = f.get("TaskHandle")
+	return nil
+}
+
+type movedOutput int
+
+func (o movedOutput) encode(e encoder) { e.num("ApproximateNumberOfMessagesMoved", int64(o)) }
+
+func cancelMessageMoveTask(s *Server, c *call, in *cancelMoveTaskInput) (output, error) {
+	if in.TaskHandle == "" {
+		return nil, missing("TaskHandle")
+	}
+	if !wellFormedHandle(in.TaskHandle) {
+		return nil, newError(codeInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+	}
+	s.tasksMu.Lock()
+	t := s.tasks[in.TaskHandle]
+	s.tasksMu.Unlock()
+	if t == nil {
+		return nil, newError(codeResourceNotFound, "Task does not exist.")
+	}
+	if s.lookup(t.source.name) != t.source {
+		return nil, newError(codeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
+	if err := t.task.Cancel(); err != nil {
+		if errors.Is(err, fifoq.ErrMoveTaskNotRunning) {
+			return nil, newError(codeInvalidParameterValue, "Only tasks in status RUNNING can be cancelled.")
+		}
+		return nil, coreError(err, errCtx{queue: t.source.q})
+	}
+	return movedOutput(t.task.Status().Moved), nil
+}
+
+type listMoveTasksInput struct {
+	SourceArn  string
+	MaxResults *int
+}
+
+func (in *listMoveTasksInput) fromQuery(f form) error {
+	in.SourceArn = f.get("SourceArn")
+	var err *apiError
+	if in.MaxResults, err = f.optInt("MaxResults"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// moveTasksOutput is the result of ListMessageMoveTasks.
+type moveTasksOutput struct{ tasks []*moveTask }
+
+func (o *moveTasksOutput) encode(e encoder) {
+	e.beginList("Results", "ListMessageMoveTasksResultEntry")
+	for _, t := range o.tasks {
+		st := t.task.Status()
+		e.beginItem()
+		if st.State == fifoq.MoveTaskRunning {
+			e.str("TaskHandle", t.handle)
+		}
+		e.str("Status", st.State.String())
+		e.str("SourceArn", t.source.arn)
+		if t.destARN != "" {
+			e.str("DestinationArn", t.destARN)
+		}
+		if t.rateGiven {
+			e.num("MaxNumberOfMessagesPerSecond", int64(st.Rate))
+		}
+		e.num("ApproximateNumberOfMessagesMoved", int64(st.Moved))
+		e.num("ApproximateNumberOfMessagesToMove", int64(st.ToMove))
+		if st.Failure != "" {
+			e.str("FailureReason", st.Failure)
+		}
+		e.num("StartedTimestamp", st.StartedAt.UnixMilli())
+		e.endItem()
+	}
+	e.endList()
+}
+
+func listMessageMoveTasks(s *Server, c *call, in *listMoveTasksInput) (output, error) {
+	src, err := s.queueOfParam(in.SourceArn, "SourceArn")
+	if err != nil {
+		return nil, err
+	}
+	n := 1
+	if m := in.MaxResults; m != nil {
+		if *m < 1 || *m > 10 {
+			return nil, invalidValue(*m, "MaxResults", "Must be between 1 and 10, if provided.")
+		}
+		n = *m
+	}
+	out := &moveTasksOutput{}
+	src.mu.Lock()
+	for i := len(src.tasks) - 1; i >= 0 && len(out.tasks) < n; i-- {
+		out.tasks = append(out.tasks, src.tasks[i])
+	}
+	src.mu.Unlock()
+	return out, nil
+}

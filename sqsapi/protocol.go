@@ -1,0 +1,368 @@
+package sqsapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxBodyBytes bounds a request body. The largest valid request, a SendMessageBatch of 1 MiB of messages,
+// takes up to about 3 MiB once form-encoded.
+const maxBodyBytes = 8 << 20
+
+// maxPooledBytes bounds the buffers a pooled call keeps.
+const maxPooledBytes = 256 << 10
+
+// An encoder writes one response in the request's protocol. Each output type describes itself once through
+// it (encode), and the JSON and XML encoders lay the same description out in their own way.
+type encoder interface {
+	str(name, v string)
+	num(name string, v int64)
+	boolean(name string, v bool)
+	blob(name string, v []byte)
+	// beginList opens a list: a JSON array called name, or in XML a run of <item> elements.
+	beginList(name, item string)
+	endList()
+	listStr(v string)
+	beginItem()
+	endItem()
+	// beginMap opens a map: a JSON object called name, or in XML a run of
+	// <entry><key>k</key><value>v</value></entry> elements.
+	beginMap(name, entry, key, value string)
+	endMap()
+	mapStr(k, v string)
+	beginMapItem(k string)
+	endMapItem()
+}
+
+// An output is the result of an action. A nil output is an action with no result (DeleteMessage).
+type output interface{ encode(e encoder) }
+
+// A handler runs one action.
+type handler func(s *Server, c *call) (output, error)
+
+// A queryInput is the input of an action, which decodes itself from a query-protocol form. From the JSON
+// protocol it is decoded with encoding/json, by its field names (the SDK's member names).
+type queryInput interface{ fromQuery(f form) error }
+
+// handle makes a handler of a function that takes its input decoded.
+func handle[T any, P interface {
+	*T
+	queryInput
+}](run func(*Server, *call, P) (output, error)) handler {
+	return func(s *Server, c *call) (output, error) {
+		in := P(new(T))
+		if err := c.decode(in); err != nil {
+			return nil, err
+		}
+		return run(s, c, in)
+	}
+}
+
+// A call is one request being served. Calls are pooled with their buffers.
+type call struct {
+	w         http.ResponseWriter
+	r         *http.Request
+	ctx       context.Context
+	json      bool // the JSON protocol; otherwise the query protocol
+	action    string
+	body      []byte
+	buf       []byte
+	form      form
+	requestID string
+	status    int // of the response, for the log
+	jenc      jsonEncoder
+	xenc      xmlEncoder
+}
+
+var callPool = sync.Pool{New: func() any { return new(call) }}
+
+// Header values shared by all responses; net/http only reads them.
+var (
+	jsonContentType = []string{"application/x-amz-json-1.0"}
+	xmlContentType  = []string{"text/xml"}
+)
+
+// ServeHTTP serves one SQS request: the JSON protocol when the request has an X-Amz-Target header, and the
+// query protocol (a form in the body or the query string) otherwise.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := callPool.Get().(*call)
+	c.w, c.r, c.ctx = w, r, r.Context()
+	c.requestID = s.requestID()
+	var start time.Time
+	debugLog := s.log.Enabled(c.ctx, slog.LevelDebug)
+	if debugLog {
+		start = time.Now()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("sqsapi: panic serving request", "action", c.action, "panic", v, "stack", string(debug.Stack()))
+			c.fail(s, errInternal)
+		}
+		if debugLog {
+			s.log.Debug("sqsapi: request", "action", c.action, "json", c.json, "status", c.status,
+				"request_id", c.requestID, "duration", time.Since(start))
+		}
+		// Do not keep the buffers of a large request or response in the pool.
+		if cap(c.buf) > maxPooledBytes {
+			c.buf = nil
+		}
+		if cap(c.jenc.b) > maxPooledBytes {
+			c.jenc.b = nil
+		}
+		if cap(c.xenc.b) > maxPooledBytes {
+			c.xenc.b = nil
+		}
+		*c = call{buf: c.buf[:0], jenc: c.jenc, xenc: c.xenc}
+		callPool.Put(c)
+	}()
+
+	if err := c.read(); err != nil {
+		c.fail(s, err)
+		return
+	}
+	if s.secret != nil {
+		if err := s.verify(r, c.body); err != nil {
+			c.fail(s, err)
+			return
+		}
+	}
+	h, ok := actionTable[c.action]
+	if !ok {
+		c.fail(s, newError(codeInvalidAction, "The action %s is not valid for this endpoint.", c.action))
+		return
+	}
+	out, err := h(s, c)
+	if err != nil {
+		c.fail(s, err)
+		return
+	}
+	c.succeed(out)
+}
+
+// read reads the request: its protocol, action, body and, for the query protocol, its form.
+func (c *call) read() error {
+	r := c.r
+	if target := r.Header.Get("X-Amz-Target"); target != "" {
+		c.json = true
+		c.action = strings.TrimPrefix(target, "AmazonSQS.")
+		if c.action == target {
+			return newError(codeInvalidAction, "The action %s is not valid for this endpoint.", target)
+		}
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		body := http.MaxBytesReader(c.w, r.Body, maxBodyBytes)
+		buf, err := readAll(c.buf[:0], body)
+		c.buf = buf
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return errTooLarge
+			}
+			return newError(codeSerialization, "The request body could not be read.")
+		}
+		c.body = buf
+	}
+	if c.json {
+		return nil
+	}
+	values, err := url.ParseQuery(string(c.body))
+	if err != nil {
+		return newError("MalformedQueryString", "The request body is not a well-formed form.")
+	}
+	if q := r.URL.RawQuery; q != "" {
+		extra, err := url.ParseQuery(q)
+		if err != nil {
+			return newError("MalformedQueryString", "The query string is not well formed.")
+		}
+		for k, v := range extra {
+			values[k] = append(values[k], v...)
+		}
+	}
+	c.form = form(values)
+	c.action = c.form.get("Action")
+	if c.action == "" {
+		return newError(codeMissingAction, "The request must contain the parameter Action.")
+	}
+	return nil
+}
+
+// readAll appends everything r holds to b.
+func readAll(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+// decode decodes the input of the action from the request.
+func (c *call) decode(in queryInput) error {
+	if !c.json {
+		return in.fromQuery(c.form)
+	}
+	if ji, ok := in.(jsonInput); ok {
+		return decodeJSON(c.body, ji)
+	}
+	if len(c.body) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(c.body, in); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return newError(codeSerialization, "Value for parameter %s is invalid: expected %s.", typeErr.Field, typeErr.Type)
+		}
+		return newError(codeSerialization, "The request body is not valid JSON for action %s.", c.action)
+	}
+	return nil
+}
+
+// scheme returns the scheme of the request, for the queue URLs in responses.
+func (c *call) scheme() string {
+	switch {
+	case c.r.URL.Scheme != "":
+		return c.r.URL.Scheme
+	case c.r.TLS != nil:
+		return "https"
+	}
+	if p := c.r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		return p
+	}
+	return "http"
+}
+
+// queueURL returns the URL of the queue of that name, on the host the request was sent to.
+func (c *call) queueURL(s *Server, name string) string {
+	host := c.r.Host
+	if host == "" {
+		host = "localhost"
+	}
+	return c.scheme() + "://" + host + "/" + s.account + "/" + name
+}
+
+// succeed writes a successful response.
+func (c *call) succeed(out output) {
+	c.status = http.StatusOK
+	h := c.w.Header()
+	h["X-Amzn-Requestid"] = []string{c.requestID}
+	if c.json {
+		h["Content-Type"] = jsonContentType
+		e := &c.jenc
+		e.reset()
+		if out != nil {
+			out.encode(e)
+		}
+		c.w.Write(e.finish())
+		return
+	}
+	h["Content-Type"] = xmlContentType
+	e := &c.xenc
+	e.reset()
+	e.b = append(e.b, `<?xml version="1.0"?>`...)
+	e.b = append(e.b, '<')
+	e.b = append(e.b, c.action...)
+	e.b = append(e.b, `Response xmlns="`+xmlNamespace+`">`...)
+	if out != nil {
+		e.start(c.action + "Result")
+		out.encode(e)
+		e.end(c.action + "Result")
+	}
+	e.b = append(e.b, "<ResponseMetadata><RequestId>"...)
+	e.b = append(e.b, c.requestID...)
+	e.b = append(e.b, "</RequestId></ResponseMetadata></"...)
+	e.b = append(e.b, c.action...)
+	e.b = append(e.b, "Response>"...)
+	c.w.Write(e.b)
+}
+
+// fail writes an error response.
+func (c *call) fail(s *Server, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		s.log.Error("sqsapi: internal error", "action", c.action, "error", err)
+		ae = errInternal
+	}
+	fault := "Sender"
+	if ae.status >= 500 {
+		fault = "Receiver"
+		if err != errInternal {
+			s.log.Error("sqsapi: request failed", "action", c.action, "code", ae.code, "error", ae.message)
+		}
+	}
+	c.status = ae.status
+	h := c.w.Header()
+	h["X-Amzn-Requestid"] = []string{c.requestID}
+	if c.json {
+		h["Content-Type"] = jsonContentType
+		h["X-Amzn-Query-Error"] = []string{ae.code + ";" + fault}
+		c.w.WriteHeader(ae.status)
+		e := &c.jenc
+		e.reset()
+		e.str("__type", "com.amazonaws.sqs#"+shapeOf(ae.code))
+		e.str("message", ae.message)
+		c.w.Write(e.finish())
+		return
+	}
+	h["Content-Type"] = xmlContentType
+	c.w.WriteHeader(ae.status)
+	e := &c.xenc
+	e.reset()
+	e.b = append(e.b, `<?xml version="1.0"?><ErrorResponse xmlns="`+xmlNamespace+`"><Error>`...)
+	e.element("Type", fault)
+	e.element("Code", ae.code)
+	e.element("Message", ae.message)
+	e.b = append(e.b, "<Detail/></Error>"...)
+	e.element("RequestId", c.requestID)
+	e.b = append(e.b, "</ErrorResponse>"...)
+	c.w.Write(e.b)
+}
+
+// requestIDs makes request ids: a random prefix per process and a counter, shaped like a UUID.
+var (
+	requestPrefix = func() string {
+		var b [8]byte
+		rand.Read(b[:])
+		s := hex.EncodeToString(b[:])
+		return s[:8] + "-" + s[8:12] + "-" + s[12:16] + "-"
+	}()
+	requestCounter atomic.Uint64
+)
+
+func (s *Server) requestID() string {
+	const hexDigits = "0123456789abcdef"
+	n := requestCounter.Add(1)
+	var b [36]byte
+	copy(b[:], requestPrefix) // 19 bytes: xxxxxxxx-xxxx-xxxx-
+	b[23] = '-'
+	for i := 35; i >= 19; i-- {
+		if i == 23 {
+			continue
+		}
+		b[i] = hexDigits[n&0xF]
+		n >>= 4
+	}
+	return string(b[:])
+}
+
+// itoa formats an integer for attribute values.
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,245 @@
+package sqsapi
+
+import (
+	"strings"
+	"time"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/sqsmd5"
+)
+
+// ReceiveMessage.
+
+type receiveMessageInput struct {
+	QueueUrl                    string
+	AttributeNames              []string
+	MessageSystemAttributeNames []string
+	MessageAttributeNames       []string
+	MaxNumberOfMessages         *int
+	VisibilityTimeout           *int
+	WaitTimeSeconds             *int
+	ReceiveRequestAttemptId     *string
+}
+
+func (in *receiveMessageInput) fromQuery(f form) error {
+	in.QueueUrl = f.get("QueueUrl")
+	// The SDKs send MessageSystemAttributeNames as AttributeName.N too; accept its own name as well.
+	in.AttributeNames = f.list("AttributeName")
+	in.MessageSystemAttributeNames = f.list("MessageSystemAttributeName")
+	in.MessageAttributeNames = f.list("MessageAttributeName")
+	var err *apiError
+	if in.MaxNumberOfMessages, err = f.optInt("MaxNumberOfMessages"); err != nil {
+		return err
+	}
+	if in.VisibilityTimeout, err = f.optInt("VisibilityTimeout"); err != nil {
+		return err
+	}
+	if in.WaitTimeSeconds, err = f.optInt("WaitTimeSeconds"); err != nil {
+		return err
+	}
+	in.ReceiveRequestAttemptId = f.optString("ReceiveRequestAttemptId")
+	return nil
+}
+
+// The message system attributes a receive can ask for, as bits.
+const (
+	sysSenderID uint16 = 1 << iota
+	sysSentTimestamp
+	sysReceiveCount
+	sysFirstReceive
+	sysSequenceNumber
+	sysDeduplicationID
+	sysGroupID
+	sysTraceHeader
+	sysDeadLetterSource
+	sysAll = 1<<iota - 1
+)
+
+var systemAttributeBits = map[string]uint16{
+	"All":                              sysAll,
+	"SenderId":                         sysSenderID,
+	"SentTimestamp":                    sysSentTimestamp,
+	"ApproximateReceiveCount":          sysReceiveCount,
+	"ApproximateFirstReceiveTimestamp": sysFirstReceive,
+	"SequenceNumber":                   sysSequenceNumber,
+	"MessageDeduplicationId":           sysDeduplicationID,
+	"MessageGroupId":                   sysGroupID,
+	"AWSTraceHeader":                   sysTraceHeader,
+	"DeadLetterQueueSourceArn":         sysDeadLetterSource,
+}
+
+// options checks the receive's parameters and converts them: an explicit 0 becomes fifoq.ExplicitZero.
+func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiError) {
+	var o fifoq.ReceiveOptions
+	if n := in.MaxNumberOfMessages; n != nil {
+		if *n < 1 || *n > 10 {
+			return o, invalidValue(*n, "MaxNumberOfMessages", "Must be between 1 and 10, if provided.")
+		}
+		o.MaxMessages = *n
+	}
+	if w := in.WaitTimeSeconds; w != nil {
+		if *w < 0 || *w > 20 {
+			return o, invalidValue(*w, "WaitTimeSeconds", "Must be >= 0 and <= 20, if provided.")
+		}
+		o.WaitTime = seconds(*w)
+	}
+	if v := in.VisibilityTimeout; v != nil {
+		if *v < 0 || *v > 43200 {
+			return o, invalidValue(*v, "VisibilityTimeout", "Must be >= 0 and <= 43200, if provided.")
+		}
+		o.VisibilityTimeout = seconds(*v)
+	}
+	if a := in.ReceiveRequestAttemptId; a != nil && fifo {
+		if *a == "" {
+			return o, invalidValue("", "ReceiveRequestAttemptId", "ReceiveRequestAttemptId can only include "+
+				"alphanumeric and punctuation characters. 1 to 128 in length.")
+		}
+		o.AttemptID = *a
+	}
+	return o, nil
+}
+
+// seconds converts a duration given on the wire, where 0 is an explicit zero.
+func seconds(n int) time.Duration {
+	if n == 0 {
+		return fifoq.ExplicitZero
+	}
+	return time.Duration(n) * time.Second
+}
+
+func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error) {
+	qs, err := s.resolve(c, in.QueueUrl)
+	if err != nil {
+		return nil, err
+	}
+	o, aerr := in.options(qs.q.FIFO())
+	if aerr != nil {
+		return nil, aerr
+	}
+	ds, err := qs.q.Receive(c.ctx, o)
+	if err != nil {
+		if isContextErr(err) && c.ctx.Err() != nil {
+			return &receiveOutput{}, nil // the caller is gone or the server is closing: nothing was received
+		}
+		return nil, coreError(err, errCtx{queue: qs.q, attempt: o.AttemptID})
+	}
+	out := &receiveOutput{s: s, deliveries: ds, fifo: qs.q.FIFO()}
+	for _, name := range in.AttributeNames {
+		out.system |= systemAttributeBits[name]
+	}
+	for _, name := range in.MessageSystemAttributeNames {
+		out.system |= systemAttributeBits[name]
+	}
+	out.names = in.MessageAttributeNames
+	return out, nil
+}
+
+// receiveOutput is the result of ReceiveMessage. The messages are encoded straight from the deliveries.
+type receiveOutput struct {
+	s          *Server
+	deliveries []fifoq.Delivery
+	fifo       bool
+	system     uint16   // the system attributes asked for
+	names      []string // the message attributes asked for: names, "All", ".*" or "prefix.*"
+}
+
+func (o *receiveOutput) encode(e encoder) {
+	if len(o.deliveries) == 0 {
+		return
+	}
+	e.beginList("Messages", "Message")
+	for i := range o.deliveries {
+		e.beginItem()
+		o.encodeMessage(e, &o.deliveries[i])
+		e.endItem()
+	}
+	e.endList()
+}
+
+func (o *receiveOutput) encodeMessage(e encoder, d *fifoq.Delivery) {
+	e.str("MessageId", d.MessageID)
+	e.str("ReceiptHandle", d.ReceiptHandle)
+	e.str("MD5OfBody", sqsmd5.Body(d.Body))
+	e.str("Body", d.Body)
+	if o.system != 0 {
+		o.encodeSystem(e, d)
+	}
+	attrs := o.selectAttributes(d.Attributes)
+	if len(attrs) == 0 {
+		return
+	}
+	e.str("MD5OfMessageAttributes", sqsmd5.Attributes(attrs))
+	e.beginMap("MessageAttributes", "MessageAttribute", "Name", "Value")
+	for name, a := range attrs {
+		e.beginMapItem(name)
+		if sqsmd5.IsBinary(a.DataType) {
+			e.blob("BinaryValue", a.BinaryValue)
+		} else {
+			e.str("StringValue", a.StringValue)
+		}
+		e.str("DataType", a.DataType)
+		e.endMapItem()
+	}
+	e.endMap()
+}
+
+func (o *receiveOutput) encodeSystem(e encoder, d *fifoq.Delivery) {
+	want := func(bit uint16) bool { return o.system&bit != 0 }
+	e.beginMap("Attributes", "Attribute", "Name", "Value")
+	if want(sysSenderID) {
+		e.mapStr("SenderId", o.s.account)
+	}
+	if want(sysSentTimestamp) {
+		e.mapStr("SentTimestamp", itoa(d.SentAt.UnixMilli()))
+	}
+	if want(sysReceiveCount) {
+		e.mapStr("ApproximateReceiveCount", itoa(int64(d.ReceiveCount)))
+	}
+	if want(sysFirstReceive) && !d.FirstReceivedAt.IsZero() {
+		e.mapStr("ApproximateFirstReceiveTimestamp", itoa(d.FirstReceivedAt.UnixMilli()))
+	}
+	if want(sysSequenceNumber) && d.SequenceNumber != "" {
+		e.mapStr("SequenceNumber", d.SequenceNumber)
+	}
+	if want(sysDeduplicationID) && d.DeduplicationID != "" && o.fifo {
+		e.mapStr("MessageDeduplicationId", d.DeduplicationID)
+	}
+	if want(sysTraceHeader) {
+		if h, ok := o.s.traces.get(d.MessageID); ok {
+			e.mapStr("AWSTraceHeader", h)
+		}
+	}
+	if want(sysGroupID) && d.GroupID != "" {
+		e.mapStr("MessageGroupId", d.GroupID)
+	}
+	if want(sysDeadLetterSource) && d.DeadLetterSource != "" {
+		e.mapStr("DeadLetterQueueSourceArn", o.s.arnOf(d.DeadLetterSource))
+	}
+	e.endMap()
+}
+
+// selectAttributes returns the message attributes the receive asked for.
+func (o *receiveOutput) selectAttributes(attrs map[string]fifoq.Attribute) map[string]fifoq.Attribute {
+	if len(attrs) == 0 || len(o.names) == 0 {
+		return nil
+	}
+	for _, n := range o.names {
+		if n == "All" || n == ".*" {
+			return attrs
+		}
+	}
+	var out map[string]fifoq.Attribute
+	for name, a := range attrs {
+		for _, n := range o.names {
+			prefix, wildcard := strings.CutSuffix(n, "*")
+			if name == n || wildcard && strings.HasSuffix(prefix, ".") && strings.HasPrefix(name, prefix) {
+				if out == nil {
+					out = make(map[string]fifoq.Attribute, len(attrs))
+				}
+				out[name] = a
+				break
+			}
+		}
+	}
+	return out
+}

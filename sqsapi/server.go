@@ -1,0 +1,128 @@
+package sqsapi
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/fifoq/fifoq"
+)
+
+// A Server serves the Amazon SQS API from fifoq queues that it creates and holds by name, like one account in
+// one region. It is an http.Handler; it is safe for concurrent use by any number of requests. Create one with
+// NewServer; the zero Server is not usable.
+type Server struct {
+	region  string
+	account string
+	clock   fifoq.Clock // nil: the real clock
+	log     *slog.Logger
+	secret  func(accessKeyID string) (string, bool)
+	client  *http.Client
+
+	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
+	// only CreateQueue and DeleteQueue change the registry.
+	mu      sync.RWMutex
+	queues  map[string]*queueState // by name
+	deleted map[string]time.Time   // when each deleted name was deleted, for QueueDeletedRecently
+
+	traces traceStore
+
+	// tasksMu guards tasks.
+	tasksMu sync.Mutex
+	tasks   map[string]*moveTask // by task handle
+}
+
+// config is the configuration an Option changes.
+type config struct {
+	region  string
+	account string
+	clock   fifoq.Clock
+	log     *slog.Logger
+	secret  func(accessKeyID string) (string, bool)
+}
+
+// An Option configures a Server.
+type Option func(*config)
+
+// WithRegion sets the region the server stands for, which appears in queue ARNs. The default is "us-east-1".
+func WithRegion(region string) Option { return func(c *config) { c.region = region } }
+
+// WithAccountID sets the account the server stands for, which appears in queue URLs and ARNs and is the
+// SenderId of every message. The default is "000000000000".
+func WithAccountID(id string) Option { return func(c *config) { c.account = id } }
+
+// WithClock sets the clock of the queues the server creates, and of its own timestamps (CreatedTimestamp,
+// LastModifiedTimestamp) and rules (a deleted queue's name can be reused after 60 seconds). The default is
+// the real clock.
+func WithClock(c fifoq.Clock) Option { return func(cfg *config) { cfg.clock = c } }
+
+// WithLogger sets where the server logs: every request at level Debug (action, status, duration), requests
+// that fail on the server's side at level Error, and the queues' moves to dead-letter queues at level Warn.
+// The default discards everything.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// WithSignatureVerification makes the server check the AWS Signature Version 4 of every request, with the
+// secret access key that secret returns for the request's access key id (ok false: an unknown key). Without
+// it, the default, any credentials are accepted and signatures are not looked at. Only signatures in the
+// Authorization header are understood, not presigned URLs.
+func WithSignatureVerification(secret func(accessKeyID string) (secretAccessKey string, ok bool)) Option {
+	return func(c *config) { c.secret = secret }
+}
+
+// NewServer returns a Server with no queues.
+func NewServer(opts ...Option) *Server {
+	c := config{region: "us-east-1", account: "000000000000"}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{
+		region:  c.region,
+		account: c.account,
+		clock:   c.clock,
+		log:     c.log,
+		secret:  c.secret,
+		queues:  make(map[string]*queueState),
+		deleted: make(map[string]time.Time),
+		tasks:   make(map[string]*moveTask),
+	}
+	s.client = &http.Client{Transport: inProcess{s}}
+	return s
+}
+
+// now reads the server's clock.
+func (s *Server) now() time.Time {
+	if s.clock != nil {
+		return s.clock.Now()
+	}
+	return time.Now()
+}
+
+// Queue returns the queue of that name, for tests that look at or drive a queue directly.
+func (s *Server) Queue(name string) (*fifoq.Queue, bool) {
+	qs := s.lookup(name)
+	if qs == nil {
+		return nil, false
+	}
+	return qs.q, true
+}
+
+// CreateQueue does what the CreateQueue action does, from Go: attributes are SQS attribute names with
+// string values ("VisibilityTimeout": "60", "FifoQueue": "true", "RedrivePolicy": a JSON document, ...).
+// Creating a queue that exists with the same attributes returns it; different ones are an error. Errors
+// carry the SQS error code in their text.
+func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.Queue, error) {
+	qs, err := s.createQueue(name, attributes, nil)
+	if err != nil {
+		return nil, err
+	}
+	return qs.q, nil
+}
+
+// HTTPClient returns a client that calls the server in process, with no socket: its transport hands each
+// request to ServeHTTP, whatever its host. Use it as sqs.Options.HTTPClient with any BaseEndpoint.
+func (s *Server) HTTPClient() *http.Client { return s.client }

@@ -1,0 +1,58 @@
+package sqsapi
+
+import (
+	"sync"
+	"time"
+)
+
+// traceStore keeps the AWSTraceHeader system attribute of the messages sent with one, by MessageID, since a
+// fifoq.Message has no place for it. A message keeps its MessageID when it moves to a dead-letter queue, so
+// the header follows it there. Entries are dropped once no message could still be stored: after twice the
+// longest retention period (a move to a FIFO dead-letter queue starts retention again), or, past maxTraces
+// entries, oldest first.
+type traceStore struct {
+	mu      sync.Mutex // guards the fields below
+	headers map[string]string
+	order   []traceEntry // by time of send; order[head:] are live
+	head    int
+}
+
+type traceEntry struct {
+	id      string
+	expires time.Time
+}
+
+const (
+	traceLife = 2 * 14 * 24 * time.Hour
+	maxTraces = 1 << 20
+)
+
+// put records the trace header of a message sent at now.
+func (t *traceStore) put(id, header string, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.headers == nil {
+		t.headers = make(map[string]string)
+	}
+	for t.head < len(t.order) && (len(t.order)-t.head >= maxTraces || now.After(t.order[t.head].expires)) {
+		delete(t.headers, t.order[t.head].id)
+		t.order[t.head] = traceEntry{}
+		t.head++
+	}
+	if t.head > len(t.order)/2 {
+		t.order = append(t.order[:0], t.order[t.head:]...)
+		t.head = 0
+	}
+	if _, ok := t.headers[id]; !ok {
+		t.order = append(t.order, traceEntry{id, now.Add(traceLife)})
+	}
+	t.headers[id] = header
+}
+
+// get returns the trace header of a message.
+func (t *traceStore) get(id string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h, ok := t.headers[id]
+	return h, ok
+}
