@@ -16,6 +16,10 @@ const (
 
 // A Source is what a [Batcher] and a [Consumer] need of a queue. *Queue is one; an adapter over real SQS can
 // be another, so the same consumer code runs on both.
+//
+// A Source may also have the method VisibilityTimeout(ctx) (time.Duration, error), returning its queue's
+// visibility timeout: a [Consumer] whose BatchOptions give none asks for it once, when Run starts, to keep
+// long batches invisible and to check its HandlerTimeout against it.
 type Source interface {
 	// FIFO reports whether the source is a FIFO queue.
 	FIFO() bool
@@ -66,6 +70,11 @@ func (b *Batcher) visibilityTimeout() (time.Duration, bool) {
 		return q.conf().visibility, true
 	}
 	return 0, false
+}
+
+// visibilitySource is a Source that can say its queue's visibility timeout (see Source).
+type visibilitySource interface {
+	VisibilityTimeout(ctx context.Context) (time.Duration, error)
 }
 
 // NewBatcher returns a Batcher over src. Options out of range return ErrInvalidBatchOptions.

@@ -167,6 +167,12 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 // Handlers keep running after ctx is done, to their end or their timeout: their context is not ctx's. No
 // goroutine Run starts outlives it. It returns an error only when the source fails.
 func (c *Consumer) Run(ctx context.Context) error {
+	if err := c.learnVisibilityTimeout(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	hb := c.newHeartbeat()
 	defer hb.stop()
 	var wg sync.WaitGroup
@@ -194,6 +200,24 @@ func (c *Consumer) Run(ctx context.Context) error {
 			c.handle(context.WithoutCancel(ctx), batch, hb)
 		})
 	}
+}
+
+// learnVisibilityTimeout asks a Source that can say its visibility timeout for it, when the Batcher does
+// not know it yet, and checks the handler timeout against it as NewConsumer does for a *Queue.
+func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
+	src, ok := c.src.(visibilitySource)
+	if _, known := c.batcher.visibilityTimeout(); known || !ok {
+		return nil
+	}
+	vt, err := src.VisibilityTimeout(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("fifoq: the visibility timeout of the source: %w", err)
+	case c.o.HandlerTimeout > vt:
+		return reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, c.o.HandlerTimeout)
+	}
+	c.batcher.o.VisibilityTimeout = vt
+	return nil
 }
 
 // handle runs the handler on one batch and settles the batch's messages.

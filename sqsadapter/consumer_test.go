@@ -189,10 +189,8 @@ func TestConsumerFIFOWorkload(t *testing.T) {
 			return nil
 		}
 
-		vt, err := src.VisibilityTimeout(t.Context())
-		require.NoError(t, err)
 		c, err := fifoq.NewConsumer(src, handler, fifoq.ConsumerOptions{
-			Batch:                   fifoq.BatchOptions{Size: 10, VisibilityTimeout: vt},
+			Batch:                   fifoq.BatchOptions{Size: 10}, // Run asks the queue for its visibility timeout
 			MaxConcurrency:          4,
 			ReportBatchItemFailures: true,
 			OnBatch: func(r fifoq.BatchReport) {

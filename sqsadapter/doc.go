@@ -10,12 +10,8 @@
 //		return err
 //	}
 //	src := sqsadapter.New(sqs.NewFromConfig(cfg), "https://sqs.us-east-1.amazonaws.com/123456789012/orders.fifo")
-//	vt, err := src.VisibilityTimeout(ctx) // so the Consumer keeps long batches invisible
-//	if err != nil {
-//		return err
-//	}
 //	c, err := fifoq.NewConsumer(src, handle, fifoq.ConsumerOptions{
-//		Batch:                   fifoq.BatchOptions{Size: 10, VisibilityTimeout: vt},
+//		Batch:                   fifoq.BatchOptions{Size: 10},
 //		MaxConcurrency:          5,
 //		ReportBatchItemFailures: true,
 //	})
@@ -32,11 +28,11 @@
 //
 // # What differs from a *fifoq.Queue
 //
-// A Consumer knows the visibility timeout of its receives only from BatchOptions.VisibilityTimeout: it
-// cannot ask a Source. Without it, the Consumer does not extend the visibility of the batches it is
-// handling, and a handler that runs past the queue's visibility timeout lets its messages come back
-// to another batch. [Source.VisibilityTimeout] reads the queue's. A Batcher with a Window extends the
-// visibility of its receives by the window, which also takes a known visibility timeout.
+// A Consumer whose BatchOptions give no VisibilityTimeout asks [Source.VisibilityTimeout] for the queue's
+// (GetQueueAttributes) once, when Run starts: it extends the visibility of the batches it is handling, so a
+// handler that runs past the queue's visibility timeout keeps its messages, and it checks HandlerTimeout
+// against it. A Batcher used alone cannot ask (it has no context to ask with): give it
+// BatchOptions.VisibilityTimeout, which a Window needs to extend the visibility of its receives.
 //
 // SQS counts seconds: durations are rounded up to whole seconds. Each receive asks for at most 10
 // messages, so a FIFO batch holds at most 10 messages of one group (a *fifoq.Queue gives a Batcher more at

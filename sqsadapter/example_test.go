@@ -46,10 +46,6 @@ func Example() {
 	}
 
 	src := sqsadapter.New(client, aws.ToString(url.QueueUrl))
-	vt, err := src.VisibilityTimeout(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
 	var (
 		mu   sync.Mutex
 		seen []string
@@ -64,7 +60,7 @@ func Example() {
 			cancel() // enough for an example: stop the consumer
 		}
 		return nil
-	}, fifoq.ConsumerOptions{Batch: fifoq.BatchOptions{VisibilityTimeout: vt}})
+	}, fifoq.ConsumerOptions{}) // Run asks the queue for its visibility timeout
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -91,10 +87,6 @@ func Example_aws() {
 		})),
 	})
 	src := sqsadapter.New(client, os.Getenv("QUEUE_URL")) // https://sqs.<region>.amazonaws.com/<account>/<name>
-	vt, err := src.VisibilityTimeout(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
 	c, err := fifoq.NewConsumer(src, func(ctx context.Context, batch []fifoq.Delivery) error {
 		var failed []string
 		for _, d := range batch {
@@ -107,7 +99,7 @@ func Example_aws() {
 		}
 		return nil
 	}, fifoq.ConsumerOptions{
-		Batch:                   fifoq.BatchOptions{Size: 10, VisibilityTimeout: vt},
+		Batch:                   fifoq.BatchOptions{Size: 10},
 		MaxConcurrency:          5,
 		ReportBatchItemFailures: true,
 	})

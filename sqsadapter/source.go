@@ -63,10 +63,10 @@ func (s *Source) FIFO() bool { return s.fifo }
 func (s *Source) Clock() fifoq.Clock { return s.clock }
 
 // VisibilityTimeout reads the queue's visibility timeout (its VisibilityTimeout attribute) with
-// GetQueueAttributes. A Consumer extends the visibility of the batches it is handling only when it knows
-// the visibility timeout, which it cannot ask a Source for: pass the result as
-// BatchOptions.VisibilityTimeout, so long handlers keep their messages (and on FIFO queues, their
-// groups) to themselves. Each call is one request; the value is not cached, since the attribute can change.
+// GetQueueAttributes. A Consumer whose BatchOptions give no visibility timeout calls it once, when Run
+// starts, so that it can extend the visibility of the batches it is handling: long handlers keep their
+// messages (and on FIFO queues, their groups) to themselves. Each call is one request; the value is not
+// cached, since the attribute can change.
 func (s *Source) VisibilityTimeout(ctx context.Context) (time.Duration, error) {
 	out, err := s.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl:       aws.String(s.url),
