@@ -71,8 +71,36 @@ var redriveMu sync.Mutex
 // deduplication ids already seen.
 func (q *Queue) SetAttributes(a Attributes) error {
 	redriveMu.Lock()
-	defer redriveMu.Unlock()
 	old := q.conf()
+	c, err := q.configWith(old, a)
+	if err != nil {
+		redriveMu.Unlock()
+		return err
+	}
+	if d := c.dlq; d != nil && d != old.dlq {
+		d.addSource(q) // before the policy is published, so a message moved there finds its source listed
+	}
+	now := q.lock()
+	q.cfg.Store(c)
+	redriveMu.Unlock() // published: the next change can check its cycles against it
+	if c.retention != old.retention {
+		q.rescheduleExpiriesLocked()
+	}
+	if q.fifo && c.delay != old.delay {
+		q.redelayLocked(now)
+	}
+	q.unlock() // the next call expires what the new retention ended
+
+	if d := old.dlq; d != nil && d != c.dlq {
+		d.mu.Lock()
+		d.sources = slices.DeleteFunc(d.sources, func(s *Queue) bool { return s == q })
+		d.mu.Unlock()
+	}
+	return nil
+}
+
+// configWith returns old with the settings of a, validated; redriveMu must be held, for the cycle check.
+func (q *Queue) configWith(old *config, a Attributes) (*config, error) {
 	c := *old
 	c.visibility, c.delay, c.retention = a.VisibilityTimeout, a.Delay, a.Retention
 	c.maxSize, c.waitTime = a.MaxMessageSize, a.ReceiveWaitTime
@@ -89,44 +117,21 @@ func (q *Queue) SetAttributes(a Attributes) error {
 	}
 	c.dlq, c.maxReceiveCount, c.hasRedrive = a.DeadLetterQueue, a.MaxReceiveCount, a.DeadLetterQueue != nil
 	if !c.hasRedrive && a.MaxReceiveCount != 0 {
-		return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", a.MaxReceiveCount)
+		return nil, reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", a.MaxReceiveCount)
 	}
 	c.allow = RedriveAllowPolicy{a.RedriveAllowPolicy.Permission, slices.Clone(a.RedriveAllowPolicy.Sources)}
 	if err := c.validate(q.fifo); err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.validateRedrive(q.name, q.fifo); err != nil {
-		return err
+		return nil, err
 	}
 	for d := c.dlq; d != nil; d = d.conf().dlq {
 		if d == q {
-			return reject(ErrInvalidRedrivePolicy, "dead-letter queue %s leads back to %s", c.dlq.name, q.name)
+			return nil, reject(ErrInvalidRedrivePolicy, "dead-letter queue %s leads back to %s", c.dlq.name, q.name)
 		}
 	}
-
-	now := q.lock()
-	q.cfg.Store(&c)
-	if c.retention != old.retention {
-		q.rescheduleExpiriesLocked()
-	}
-	if q.fifo && c.delay != old.delay {
-		q.redelayLocked(now)
-	}
-	q.unlock() // the next call expires what the new retention ended
-
-	if c.dlq != old.dlq {
-		if d := old.dlq; d != nil {
-			d.mu.Lock()
-			d.sources = slices.DeleteFunc(d.sources, func(s *Queue) bool { return s == q })
-			d.mu.Unlock()
-		}
-		if d := c.dlq; d != nil {
-			d.mu.Lock()
-			d.sources = append(d.sources, q)
-			d.mu.Unlock()
-		}
-	}
-	return nil
+	return &c, nil
 }
 
 // rescheduleExpiriesLocked moves the retention due times of messages moved into a standard dead-letter

@@ -116,7 +116,12 @@ func TestAtExplicitZeroDelayStandard(t *testing.T) {
 					}
 				}
 				require.Equal(t, fifoq.Stats{Visible: 1, Delayed: 2}, q.Stats())
-				require.Equal(t, []string{"explicit0"}, atBodies(atRecv(t, q, 10)), "at 0")
+				for s := range q.Messages() {
+					require.GreaterOrEqual(t, s.Delay, time.Duration(0), "%s: ExplicitZero is a request, shown as 0", s.Body)
+				}
+				got := atRecv(t, q, 10)
+				require.Equal(t, []string{"explicit0"}, atBodies(got), "at 0")
+				require.Zero(t, got[0].Delay, "a Delivery shows no message timer, not ExplicitZero")
 				c.advance(5*time.Second - time.Nanosecond)
 				require.Empty(t, atRecv(t, q, 10), "at 5s-1ns")
 				c.advance(time.Nanosecond)
@@ -144,6 +149,9 @@ func TestAtExplicitZeroDelayFIFO(t *testing.T) {
 		_, err = q.Send(ctx, fifoq.Message{Body: "5s", GroupID: "g", Delay: 5 * time.Second})
 		atRequireRejected(t, err, fifoq.ErrInvalidDelay, "FIFO Send with Delay 5s")
 		require.Equal(t, fifoq.Stats{Delayed: 3}, q.Stats(), "the queue delay applies to all three")
+		for s := range q.Messages() {
+			require.Zero(t, s.Delay, "%s: ExplicitZero is a request, shown as 0", s.Body)
+		}
 		c.advance(10*time.Second - time.Nanosecond)
 		require.Empty(t, atRecv(t, q, 10), "at 10s-1ns")
 		c.advance(time.Nanosecond)

@@ -161,9 +161,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 		q.groups = newGroupSet()
 	}
 	if d := cfg.dlq; d != nil {
-		d.mu.Lock()
-		d.sources = append(d.sources, q)
-		d.mu.Unlock()
+		d.addSource(q)
 	}
 	return q, nil
 }
@@ -467,6 +465,9 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	delay := q.conf().delay
 	if !q.fifo {
 		delay = explicit(m.msg.Delay, delay) // a message timer overrides the queue's delay (spec 4.2)
+	}
+	if m.msg.Delay == ExplicitZero {
+		m.msg.Delay = 0 // as sent: no message timer; ExplicitZero is a request, not a value to show
 	}
 	if delay > 0 {
 		q.setStateLocked(m, StateDelayed)

@@ -111,6 +111,13 @@ func (c *config) validateRedrive(name string, fifo bool) error {
 	return nil
 }
 
+// addSource records that q uses this queue as its dead-letter queue.
+func (q *Queue) addSource(src *Queue) {
+	q.mu.Lock()
+	q.sources = append(q.sources, src)
+	q.mu.Unlock()
+}
+
 // origin is what a message moved from another queue keeps: its MessageID (spec 6.4) and where it came from.
 type origin struct {
 	messageID string

@@ -44,3 +44,14 @@ func TestBinaryAndOrder(t *testing.T) {
 		t.Error("IsBinary")
 	}
 }
+
+// Body hashes a large body without copying it: one allocation, for the hex digest.
+func TestBodyAllocs(t *testing.T) {
+	body := string(make([]byte, 256<<10))
+	if n := testing.AllocsPerRun(10, func() { _ = Body(body) }); n > 1 {
+		t.Errorf("Body allocates %v times, want 1", n)
+	}
+	if Body("") != "d41d8cd98f00b204e9800998ecf8427e" {
+		t.Error("MD5 of the empty string")
+	}
+}
