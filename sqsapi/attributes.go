@@ -22,10 +22,16 @@ var attributeOrder = []string{
 	"FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit",
 }
 
+// The largest visibility timeout and delay, in seconds: 12 hours and 15 minutes.
+const (
+	maxVisibilitySeconds = 43200
+	maxDelaySeconds      = 900
+)
+
 // durationRanges are the ranges of the attributes in seconds.
 var durationRanges = map[string][2]int{
-	"VisibilityTimeout":             {0, 43200},
-	"DelaySeconds":                  {0, 900},
+	"VisibilityTimeout":             {0, maxVisibilitySeconds},
+	"DelaySeconds":                  {0, maxDelaySeconds},
 	"MessageRetentionPeriod":        {60, 1209600},
 	"ReceiveMessageWaitTimeSeconds": {0, 20},
 }
@@ -33,15 +39,19 @@ var durationRanges = map[string][2]int{
 // A queueView is everything GetQueueAttributes shows of a queue's settings, so a change can be tried on a
 // copy before it is made.
 type queueView struct {
-	a          fifoq.Attributes
-	throughput string
-	allowSet   bool
-	extra      map[string]string
+	a            fifoq.Attributes
+	throughput   string
+	allowSet     bool
+	extra        map[string]string
+	pendingDLQ   string      // see queueState.pendingDLQ
+	pendingCount int         // see queueState.pendingCount
+	stats        fifoq.Stats // the counts, when GetQueueAttributes asks for one of them
 }
 
 // viewLocked returns the queue's settings; qs.mu must be held.
 func (qs *queueState) viewLocked() queueView {
-	return queueView{a: qs.q.Attributes(), throughput: qs.throughput, allowSet: qs.allowSet, extra: maps.Clone(qs.extra)}
+	return queueView{a: qs.q.Attributes(), throughput: qs.throughput, allowSet: qs.allowSet, extra: maps.Clone(qs.extra),
+		pendingDLQ: qs.pendingDLQ, pendingCount: qs.pendingCount}
 }
 
 // An attrSet is a parsed, validated set of attribute changes (CreateQueue, SetQueueAttributes).
@@ -227,6 +237,7 @@ func (set *attrSet) applyTo(v *queueView) *apiError {
 	}
 	if set.redriveSet {
 		v.a.DeadLetterQueue, v.a.MaxReceiveCount = set.redrive, set.count
+		v.pendingDLQ, v.pendingCount = "", 0
 	}
 	if set.allowSet {
 		v.allowSet = set.allow != nil
@@ -264,6 +275,9 @@ func (set *attrSet) apply(qs *queueState, now time.Time) *apiError {
 		return set.coreError(err, qs)
 	}
 	qs.throughput, qs.allowSet, qs.extra = v.throughput, v.allowSet, v.extra
+	if set.redriveSet { // only then is the registry lock held, as a change of pendingDLQ needs
+		qs.pendingDLQ, qs.pendingCount = v.pendingDLQ, v.pendingCount
+	}
 	qs.modified = now
 	return nil
 }
@@ -367,11 +381,11 @@ func (s *Server) value(qs *queueState, v *queueView, name string) (string, bool)
 	seconds := func(d time.Duration) string { return itoa(int64(d / time.Second)) }
 	switch name {
 	case "ApproximateNumberOfMessages":
-		return strconv.Itoa(qs.q.Stats().Visible), true
+		return strconv.Itoa(v.stats.Visible), true
 	case "ApproximateNumberOfMessagesNotVisible":
-		return strconv.Itoa(qs.q.Stats().InFlight), true
+		return strconv.Itoa(v.stats.InFlight), true
 	case "ApproximateNumberOfMessagesDelayed":
-		return strconv.Itoa(qs.q.Stats().Delayed), true
+		return strconv.Itoa(v.stats.Delayed), true
 	case "CreatedTimestamp":
 		return itoa(qs.created.Unix()), true
 	case "LastModifiedTimestamp":
@@ -389,12 +403,16 @@ func (s *Server) value(qs *queueState, v *queueView, name string) (string, bool)
 	case "MaximumMessageSize":
 		return strconv.Itoa(a.MaxMessageSize), true
 	case "RedrivePolicy":
-		if a.DeadLetterQueue == nil {
+		arn, count := v.pendingDLQ, v.pendingCount
+		if a.DeadLetterQueue != nil {
+			arn, count = s.arnOf(a.DeadLetterQueue.Name()), a.MaxReceiveCount
+		}
+		if arn == "" {
 			return "", false
 		}
-		b := append([]byte(`{"deadLetterTargetArn":`), appendJSONString(nil, s.arnOf(a.DeadLetterQueue.Name()))...)
+		b := append([]byte(`{"deadLetterTargetArn":`), appendJSONString(nil, arn)...)
 		b = append(b, `,"maxReceiveCount":`...)
-		b = strconv.AppendInt(b, int64(a.MaxReceiveCount), 10)
+		b = strconv.AppendInt(b, int64(count), 10)
 		return string(append(b, '}')), true
 	case "RedriveAllowPolicy":
 		if !v.allowSet {

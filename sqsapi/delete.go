@@ -14,13 +14,14 @@ import (
 // maxBatchEntries is the most entries a batch action takes (spec 7.2.1).
 const maxBatchEntries = 10
 
-// checkBatch checks the entry ids of a batch action, which fail the whole request (spec 7.2.1).
-func checkBatch(ids []string, entryName string) *apiError {
+// checkBatch checks the number of entries of a batch action, n, and their ids, which fail the whole request
+// (spec 7.2.1). With more than maxBatchEntries entries, ids may hold only some of them.
+func checkBatch(n int, ids []string, entryName string) *apiError {
 	switch {
-	case len(ids) == 0:
+	case n == 0:
 		return newError(codeEmptyBatch, "There should be at least one %s in the request.", entryName)
-	case len(ids) > maxBatchEntries:
-		return newError(codeTooManyEntries, "Maximum number of entries per request are %d. You have sent %d.", maxBatchEntries, len(ids))
+	case n > maxBatchEntries:
+		return newError(codeTooManyEntries, "Maximum number of entries per request are %d. You have sent %d.", maxBatchEntries, n)
 	}
 	for i, id := range ids {
 		if !validBatchID(id) {
@@ -91,7 +92,7 @@ func (o *idBatchOutput) encode(e encoder) {
 
 type deleteMessageInput struct{ QueueUrl, ReceiptHandle string }
 
-func (in *deleteMessageInput) fromQuery(f form) error {
+func (in *deleteMessageInput) fromQuery(f *form) error {
 	in.QueueUrl, in.ReceiptHandle = f.get("QueueUrl"), f.get("ReceiptHandle")
 	return nil
 }
@@ -116,12 +117,16 @@ type deleteEntry struct{ Id, ReceiptHandle string }
 type deleteMessageBatchInput struct {
 	QueueUrl string
 	Entries  []deleteEntry
+
+	entriesGiven int // entries a query-protocol form gave, of which it decodes 11 at most; 0 from JSON
 }
 
-func (in *deleteMessageBatchInput) fromQuery(f form) error {
+func (in *deleteMessageBatchInput) fromQuery(f *form) error {
 	in.QueueUrl = f.get("QueueUrl")
 	const prefix = "DeleteMessageBatchRequestEntry"
-	for _, n := range f.indices(prefix) {
+	ns, given := f.indices(prefix, maxBatchEntries+1)
+	in.entriesGiven = given
+	for _, n := range ns {
 		p := prefix + "." + strconv.Itoa(n) + "."
 		in.Entries = append(in.Entries, deleteEntry{Id: f.get(p + "Id"), ReceiptHandle: f.get(p + "ReceiptHandle")})
 	}
@@ -138,7 +143,7 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 	for _, e := range in.Entries {
 		ids = append(ids, e.Id)
 	}
-	if err := checkBatch(ids, "DeleteMessageBatchRequestEntry"); err != nil {
+	if err := checkBatch(max(in.entriesGiven, len(ids)), ids, "DeleteMessageBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	out := &idBatchOutput{entry: "DeleteMessageBatchResultEntry"}
@@ -169,16 +174,11 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 // whole request.
 func (o *idBatchOutput) settle(err error, index []int, ctx func(k int) errCtx, id func(i int) string) error {
 	var entryErrs [maxBatchEntries]error
-	var be *fifoq.BatchError
-	switch {
-	case errors.As(err, &be):
-		for _, x := range be.Entries {
-			if x.Index >= 0 && x.Index < len(index) {
-				entryErrs[x.Index] = x.Err
-			}
-		}
-	case err != nil:
+	if err := sortEntryErrors(err, len(index), &entryErrs); err != nil {
 		return coreError(err, ctx(0))
+	}
+	if o.ok == nil {
+		o.ok = make([]string, 0, len(index))
 	}
 	for k, i := range index {
 		if entryErrs[k] != nil {
@@ -190,6 +190,33 @@ func (o *idBatchOutput) settle(err error, index []int, ctx func(k int) errCtx, i
 	return nil
 }
 
+// sortEntryErrors sorts the error of a fifoq batch call of n entries: the entries a *fifoq.BatchError names
+// get their errors in errs, and nil is returned; any other error, the failure of the whole call, is returned.
+func sortEntryErrors(err error, n int, errs *[maxBatchEntries]error) error {
+	if err == nil {
+		return nil
+	}
+	be, ok := asBatchError(err)
+	if !ok {
+		return err
+	}
+	for _, x := range be.Entries {
+		if x.Index >= 0 && x.Index < n {
+			errs[x.Index] = x.Err
+		}
+	}
+	return nil
+}
+
+// asBatchError is errors.As for a *fifoq.BatchError, without its allocation when err is one.
+func asBatchError(err error) (*fifoq.BatchError, bool) {
+	if be, ok := err.(*fifoq.BatchError); ok {
+		return be, true
+	}
+	var be *fifoq.BatchError
+	return be, errors.As(err, &be)
+}
+
 // visibilityTimeout checks the VisibilityTimeout of a visibility change.
 func visibilityTimeout(v *int) (time.Duration, *apiError) {
 	switch {
@@ -197,8 +224,9 @@ func visibilityTimeout(v *int) (time.Duration, *apiError) {
 		return 0, missing("VisibilityTimeout")
 	case *v < 0:
 		return 0, invalidValue(*v, "VisibilityTimeout", "VisibilityTimeout must be >= 0.")
-	case *v > 43200:
-		return 0, invalidValue(*v, "VisibilityTimeout", "Total VisibilityTimeout for the message is beyond the limit [43200 seconds]")
+	case *v > maxVisibilitySeconds:
+		return 0, invalidValue(*v, "VisibilityTimeout", "Total VisibilityTimeout for the message is beyond the limit ["+
+			strconv.Itoa(maxVisibilitySeconds)+" seconds]")
 	}
 	return time.Duration(*v) * time.Second, nil
 }
@@ -209,7 +237,7 @@ type changeVisibilityInput struct {
 	VisibilityTimeout *int
 }
 
-func (in *changeVisibilityInput) fromQuery(f form) error {
+func (in *changeVisibilityInput) fromQuery(f *form) error {
 	in.QueueUrl, in.ReceiptHandle = f.get("QueueUrl"), f.get("ReceiptHandle")
 	var err *apiError
 	if in.VisibilityTimeout, err = f.optInt("VisibilityTimeout"); err != nil {
@@ -246,12 +274,16 @@ type visibilityEntry struct {
 type changeVisibilityBatchInput struct {
 	QueueUrl string
 	Entries  []visibilityEntry
+
+	entriesGiven int // entries a query-protocol form gave, of which it decodes 11 at most; 0 from JSON
 }
 
-func (in *changeVisibilityBatchInput) fromQuery(f form) error {
+func (in *changeVisibilityBatchInput) fromQuery(f *form) error {
 	in.QueueUrl = f.get("QueueUrl")
 	const prefix = "ChangeMessageVisibilityBatchRequestEntry"
-	for _, n := range f.indices(prefix) {
+	ns, given := f.indices(prefix, maxBatchEntries+1)
+	in.entriesGiven = given
+	for _, n := range ns {
 		p := prefix + "." + strconv.Itoa(n) + "."
 		e := visibilityEntry{Id: f.get(p + "Id"), ReceiptHandle: f.get(p + "ReceiptHandle")}
 		var err *apiError
@@ -268,16 +300,18 @@ func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchI
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(in.Entries))
-	for i, e := range in.Entries {
-		ids[i] = e.Id
+	var idBuf [maxBatchEntries]string
+	ids := idBuf[:0]
+	for _, e := range in.Entries {
+		ids = append(ids, e.Id)
 	}
-	if err := checkBatch(ids, "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
+	if err := checkBatch(max(in.entriesGiven, len(ids)), ids, "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	out := &idBatchOutput{entry: "ChangeMessageVisibilityBatchResultEntry"}
-	changes := make([]fifoq.VisibilityChange, 0, len(in.Entries))
-	index := make([]int, 0, len(in.Entries))
+	var changeBuf [maxBatchEntries]fifoq.VisibilityChange
+	var indexBuf [maxBatchEntries]int
+	changes, index := changeBuf[:0], indexBuf[:0]
 	for i, e := range in.Entries {
 		if e.ReceiptHandle == "" {
 			out.failed = append(out.failed, failedEntry{i, e.Id, missing("ReceiptHandle")})

@@ -42,5 +42,13 @@
 // never enforced. There is no encryption: the KMS and SSE attributes are stored and returned only. The
 // AWSTraceHeader system attribute is kept by the server beside the queues, by MessageId (a fifoq.Message has
 // no place for it): it follows a message into its dead-letter queue but not through a move task, and the
-// server forgets it after 28 days or once a million newer messages came with one. Message move tasks are listed only when they were started through the API. Counts are exact.
+// server forgets it after 28 days or once 65,536 newer messages came with one. Message move tasks are
+// listed only when they were started through the API, the last 10 of each queue. A move task back to the
+// source queues (StartMessageMoveTask without a DestinationArn) is refused while the dead-letter queue holds
+// a message from a queue deleted since, which would have nowhere to go, and a running one is cancelled when
+// such a queue is deleted. Counts are exact.
+//
+// As on SQS, deleting a dead-letter queue leaves the RedrivePolicy of its source queues in place: their
+// messages stay with them past maxReceiveCount, and a queue created again with the dead-letter queue's name
+// takes them back as its sources.
 package sqsapi

@@ -62,13 +62,13 @@ func shapeOf(code string) string {
 	return strings.TrimPrefix(code, "AWS.SimpleQueueService.")
 }
 
-// statusOf returns the HTTP status of an error code, as the SQS model gives it (httpError traits).
+// statusOf returns the HTTP status of an error code this package sends, as the SQS model gives it (httpError
+// traits): 400 unless listed.
 func statusOf(code string) int {
 	switch code {
-	case "AWS.SimpleQueueService.PurgeQueueInProgress", "OverLimit", "RequestThrottled", "InvalidSecurity",
-		codeMissingToken, codeInvalidClientTokenID, codeSignatureDoesNotMatch:
+	case "AWS.SimpleQueueService.PurgeQueueInProgress", codeMissingToken, codeInvalidClientTokenID, codeSignatureDoesNotMatch:
 		return 403
-	case "ReceiptHandleIsInvalid", codeResourceNotFound, "InvalidAddress":
+	case "ReceiptHandleIsInvalid", codeResourceNotFound:
 		return 404
 	case codeTooLarge:
 		return 413
@@ -82,6 +82,10 @@ func statusOf(code string) int {
 var (
 	errInternal = &apiError{codeInternal, "We encountered an internal error. Please try again.", 500}
 	errTooLarge = &apiError{codeTooLarge, "Request body too large.", 413}
+	// errCanceled is the answer to a request whose context ended before the action was done, and so did
+	// nothing (fifoq checks the context before it changes anything). The client is gone or the server is
+	// closing, so it is hardly ever read; the in-process transport returns the context's error instead.
+	errCanceled = &apiError{codeInternal, "The request was canceled before it was done.", 500}
 )
 
 func missing(param string) *apiError {
@@ -115,6 +119,9 @@ func coreError(err error, c errCtx) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	if isContextErr(err) {
+		return errCanceled
 	}
 	code := fifoq.ErrorCode(err)
 	if code == "" {
@@ -162,7 +169,7 @@ func coreError(err error, c errCtx) *apiError {
 		e.message = fmt.Sprintf("Value %d for parameter DelaySeconds is invalid. Reason: The request include "+
 			"parameter that is not valid for this queue type.", int64(m.Delay.Seconds()))
 	case errors.Is(err, fifoq.ErrReceiptHandleInvalid):
-		e.message = fmt.Sprintf("The input receipt handle %q is not a valid receipt handle.", c.handle)
+		e.message = "The input receipt handle \"" + c.handle + "\" is not a valid receipt handle."
 	case errors.Is(err, fifoq.ErrReceiptHandleExpired):
 		e.message = fmt.Sprintf("Value %s for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.", c.handle)
 	case errors.Is(err, fifoq.ErrMessageNotAvailable):
@@ -170,7 +177,7 @@ func coreError(err error, c errCtx) *apiError {
 			"or is not available for visibility timeout change.", c.handle)
 	case errors.Is(err, fifoq.ErrInvalidVisibilityTimeout):
 		e.message = fmt.Sprintf("Value %d for parameter VisibilityTimeout is invalid. Reason: Total "+
-			"VisibilityTimeout for the message is beyond the limit [43200 seconds]", c.timeout)
+			"VisibilityTimeout for the message is beyond the limit [%d seconds]", c.timeout, maxVisibilitySeconds)
 	case errors.Is(err, fifoq.ErrInvalidAttemptID):
 		e.message = fmt.Sprintf("Value %s for parameter ReceiveRequestAttemptId is invalid. Reason: "+
 			"ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.", c.attempt)
@@ -196,10 +203,7 @@ func coreError(err error, c errCtx) *apiError {
 // detail is the text of a fifoq error without its package prefix, for the rules whose SQS text the spec
 // does not give.
 func detail(err error) string {
-	s := strings.TrimPrefix(err.Error(), "fifoq: ")
-	if s == "" {
-		return "Invalid request."
-	}
+	s := strings.TrimPrefix(err.Error(), "fifoq: ") // never empty: every fifoq error says what it rejects
 	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/fifoq/fifoq"
 )
 
 // jsonDecoder reads a JSON-protocol request body without reflection, for the inputs of the actions on the
@@ -32,14 +34,15 @@ func typeError(member, want string) *apiError {
 	return newError(codeSerialization, "Value for parameter %s is invalid: expected %s.", member, want)
 }
 
-// decodeJSON decodes body, a JSON object, into in.
-func decodeJSON(body []byte, in jsonInput) error {
-	d := jsonDecoder{data: body}
+// decodeJSON decodes body, a JSON object, into in. d's scratch buffer is kept for the next call: a decoder
+// pooled with its call (call.jdec) allocates for escapes only while its buffer grows.
+func (d *jsonDecoder) decodeJSON(body []byte, in jsonInput) error {
+	*d = jsonDecoder{data: body, scratch: d.scratch[:0]}
 	d.ws()
 	if d.pos == len(d.data) {
 		return nil // an empty body is an empty input
 	}
-	if err := in.fromJSON(&d); err != nil {
+	if err := in.fromJSON(d); err != nil {
 		return err
 	}
 	d.ws()
@@ -464,13 +467,15 @@ func hex4(b []byte) (rune, bool) {
 
 // The inputs on the hot path decode themselves.
 
-func (a *attrValue) fromJSON(d *jsonDecoder, what string) error {
+// attributeFromJSON reads a MessageAttributeValue or MessageSystemAttributeValue; a null or missing
+// StringValue reads as "".
+func attributeFromJSON(d *jsonDecoder, what string, a *fifoq.Attribute) error {
 	return d.object(what, func(name []byte) error {
 		switch string(name) {
 		case "DataType":
 			return d.str("DataType", &a.DataType)
 		case "StringValue":
-			return d.optStr("StringValue", &a.StringValue)
+			return d.str("StringValue", &a.StringValue)
 		case "BinaryValue":
 			return d.blob("BinaryValue", &a.BinaryValue)
 		}
@@ -478,19 +483,30 @@ func (a *attrValue) fromJSON(d *jsonDecoder, what string) error {
 	})
 }
 
-func attributesFromJSON(d *jsonDecoder, what string, dst *map[string]attrValue) error {
+func attributesFromJSON(d *jsonDecoder, what string, dst *map[string]fifoq.Attribute) error {
 	return d.object(what, func(name []byte) error {
 		key := string(name)
-		var a attrValue
-		if err := a.fromJSON(d, what); err != nil {
+		var a fifoq.Attribute
+		if err := attributeFromJSON(d, what, &a); err != nil {
 			return err
 		}
 		if *dst == nil {
-			*dst = make(map[string]attrValue, 2)
+			*dst = make(map[string]fifoq.Attribute, 2)
 		}
 		(*dst)[key] = a
 		return nil
 	})
+}
+
+// newEntry appends a zero entry to a batch's entries and returns it, to be decoded in place; the first
+// takes room for a full batch.
+func newEntry[E any](entries *[]E) *E {
+	if *entries == nil {
+		*entries = make([]E, 0, maxBatchEntries)
+	}
+	var zero E
+	*entries = append(*entries, zero)
+	return &(*entries)[len(*entries)-1]
 }
 
 // member reads one member of a send entry; it reports false for a name that is not one.
@@ -533,15 +549,13 @@ func (in *sendMessageBatchInput) fromJSON(d *jsonDecoder) error {
 			return d.str("QueueUrl", &in.QueueUrl)
 		case "Entries":
 			return d.array("Entries", func() error {
-				var e sendEntry
-				err := d.object("Entries", func(name []byte) error {
+				e := newEntry(&in.Entries)
+				return d.object("Entries", func(name []byte) error {
 					if ok, err := e.member(d, name); ok || err != nil {
 						return err
 					}
 					return d.skip()
 				})
-				in.Entries = append(in.Entries, e)
-				return err
 			})
 		}
 		return d.skip()
@@ -591,8 +605,8 @@ func (in *deleteMessageBatchInput) fromJSON(d *jsonDecoder) error {
 			return d.str("QueueUrl", &in.QueueUrl)
 		case "Entries":
 			return d.array("Entries", func() error {
-				var e deleteEntry
-				err := d.object("Entries", func(name []byte) error {
+				e := newEntry(&in.Entries)
+				return d.object("Entries", func(name []byte) error {
 					switch string(name) {
 					case "Id":
 						return d.str("Id", &e.Id)
@@ -601,8 +615,6 @@ func (in *deleteMessageBatchInput) fromJSON(d *jsonDecoder) error {
 					}
 					return d.skip()
 				})
-				in.Entries = append(in.Entries, e)
-				return err
 			})
 		}
 		return d.skip()
@@ -630,8 +642,8 @@ func (in *changeVisibilityBatchInput) fromJSON(d *jsonDecoder) error {
 			return d.str("QueueUrl", &in.QueueUrl)
 		case "Entries":
 			return d.array("Entries", func() error {
-				var e visibilityEntry
-				err := d.object("Entries", func(name []byte) error {
+				e := newEntry(&in.Entries)
+				return d.object("Entries", func(name []byte) error {
 					switch string(name) {
 					case "Id":
 						return d.str("Id", &e.Id)
@@ -642,8 +654,6 @@ func (in *changeVisibilityBatchInput) fromJSON(d *jsonDecoder) error {
 					}
 					return d.skip()
 				})
-				in.Entries = append(in.Entries, e)
-				return err
 			})
 		}
 		return d.skip()

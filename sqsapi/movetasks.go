@@ -59,7 +59,7 @@ type startMoveTaskInput struct {
 	MaxNumberOfMessagesPerSecond *int
 }
 
-func (in *startMoveTaskInput) fromQuery(f form) error {
+func (in *startMoveTaskInput) fromQuery(f *form) error {
 	in.SourceArn, in.DestinationArn = f.get("SourceArn"), f.get("DestinationArn")
 	var err *apiError
 	if in.MaxNumberOfMessagesPerSecond, err = f.optInt("MaxNumberOfMessagesPerSecond"); err != nil {
@@ -92,6 +92,21 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 		}
 		rate = *r
 	}
+	// The check of the messages' sources, the start and the registration happen under the registry lock, so
+	// a DeleteQueue comes wholly before them or after (and then cancels the task if it must, see
+	// cancelReturnsLocked).
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.queues[src.name] != src {
+		return nil, newError(codeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
+	if dest == nil {
+		// fifoq would return such a message to the deleted queue, where nobody can reach it.
+		if gone := s.staleSourceLocked(src); gone != "" {
+			return nil, invalidValue(in.SourceArn, "SourceArn", "A message in the queue was moved there from "+
+				s.arnOf(gone)+", which was deleted since. Move the messages to a DestinationArn.")
+		}
+	}
 	// The task outlives the request, so it does not get the request's context.
 	task, terr := src.q.StartMoveTask(context.Background(), dest, rate)
 	if terr != nil {
@@ -101,18 +116,26 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 		return nil, coreError(terr, errCtx{queue: src.q})
 	}
 	t := &moveTask{handle: newTaskHandle(src.arn), task: task, source: src, destARN: in.DestinationArn, rateGiven: in.MaxNumberOfMessagesPerSecond != nil}
-	s.tasksMu.Lock()
-	s.tasks[t.handle] = t
-	s.tasksMu.Unlock()
 	src.mu.Lock()
+	defer src.mu.Unlock()
+	s.tasksMu.Lock()
+	defer s.tasksMu.Unlock()
+	s.tasks[t.handle] = t
 	src.tasks = append(src.tasks, t)
-	src.mu.Unlock()
+	if n := len(src.tasks) - maxListedTasks; n > 0 {
+		// The oldest have ended: a queue runs one task at a time, and this one was just started.
+		for _, old := range src.tasks[:n] {
+			delete(s.tasks, old.handle)
+		}
+		src.tasks = append(src.tasks[:0], src.tasks[n:]...)
+		clear(src.tasks[len(src.tasks):cap(src.tasks)])
+	}
 	return taskHandleOutput(t.handle), nil
 }
 
 type cancelMoveTaskInput struct{ TaskHandle string }
 
-func (in *cancelMoveTaskInput) fromQuery(f form) error {
+func (in *cancelMoveTaskInput) fromQuery(f *form) error {
 	in.TaskHandle = f.get("TaskHandle")
 	return nil
 }
@@ -151,7 +174,7 @@ type listMoveTasksInput struct {
 	MaxResults *int
 }
 
-func (in *listMoveTasksInput) fromQuery(f form) error {
+func (in *listMoveTasksInput) fromQuery(f *form) error {
 	in.SourceArn = f.get("SourceArn")
 	var err *apiError
 	if in.MaxResults, err = f.optInt("MaxResults"); err != nil {

@@ -15,7 +15,7 @@ type addPermissionInput struct {
 	Actions       []string
 }
 
-func (in *addPermissionInput) fromQuery(f form) error {
+func (in *addPermissionInput) fromQuery(f *form) error {
 	in.QueueUrl, in.Label = f.get("QueueUrl"), f.get("Label")
 	in.AWSAccountIds, in.Actions = f.list("AWSAccountId"), f.list("ActionName")
 	return nil
@@ -102,7 +102,7 @@ func (s *Server) storePolicy(qs *queueState, doc policyDoc) error {
 
 type removePermissionInput struct{ QueueUrl, Label string }
 
-func (in *removePermissionInput) fromQuery(f form) error {
+func (in *removePermissionInput) fromQuery(f *form) error {
 	in.QueueUrl, in.Label = f.get("QueueUrl"), f.get("Label")
 	return nil
 }

@@ -19,7 +19,10 @@ import (
 )
 
 // maxBodyBytes bounds a request body. The largest valid request, a SendMessageBatch of 1 MiB of messages,
-// takes up to about 3 MiB once form-encoded.
+// takes up to 4 MiB form-encoded (3 bytes for a percent-encoded byte; 4 for a byte of a Binary value, base64
+// and then percent-encoded), up to 2 MiB in the JSON of the AWS SDKs (which escape only quotes, backslashes
+// and the control characters a body may hold, in 2 bytes each), and up to 6 MiB from a JSON encoder that
+// writes <, > and & as \u003c and the like, as encoding/json does.
 const maxBodyBytes = 8 << 20
 
 // maxPooledBytes bounds the buffers a pooled call keeps.
@@ -54,8 +57,9 @@ type output interface{ encode(e encoder) }
 type handler func(s *Server, c *call) (output, error)
 
 // A queryInput is the input of an action, which decodes itself from a query-protocol form. From the JSON
-// protocol it is decoded with encoding/json, by its field names (the SDK's member names).
-type queryInput interface{ fromQuery(f form) error }
+// protocol, an input that is also a jsonInput (those of the actions on the hot path) decodes itself with
+// jsonDecoder; the others are decoded with encoding/json, by their field names (the SDK's member names).
+type queryInput interface{ fromQuery(f *form) error }
 
 // handle makes a handler of a function that takes its input decoded.
 func handle[T any, P interface {
@@ -82,9 +86,11 @@ type call struct {
 	buf       []byte
 	form      form
 	requestID string
-	status    int // of the response, for the log
+	status    int  // of the response, for the log
+	canceled  bool // the action ended early because the request's context ended (see inProcess)
 	jenc      jsonEncoder
 	xenc      xmlEncoder
+	jdec      jsonDecoder
 }
 
 var callPool = sync.Pool{New: func() any { return new(call) }}
@@ -108,8 +114,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v) // net/http's way to abort a response: not ours to turn into an error
+			}
 			s.log.Error("sqsapi: panic serving request", "action", c.action, "panic", v, "stack", string(debug.Stack()))
 			c.fail(s, errInternal)
+		}
+		if rec, ok := w.(*recorder); ok {
+			rec.canceled = c.canceled
 		}
 		if debugLog {
 			s.log.Debug("sqsapi: request", "action", c.action, "json", c.json, "status", c.status,
@@ -125,7 +137,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if cap(c.xenc.b) > maxPooledBytes {
 			c.xenc.b = nil
 		}
-		*c = call{buf: c.buf[:0], jenc: c.jenc, xenc: c.xenc}
+		if cap(c.jdec.scratch) > maxPooledBytes {
+			c.jdec.scratch = nil
+		}
+		*c = call{buf: c.buf[:0], jenc: c.jenc, xenc: c.xenc, jdec: jsonDecoder{scratch: c.jdec.scratch[:0]}}
 		callPool.Put(c)
 	}()
 
@@ -191,7 +206,7 @@ func (c *call) read() error {
 			values[k] = append(values[k], v...)
 		}
 	}
-	c.form = form(values)
+	c.form = newForm(values)
 	c.action = c.form.get("Action")
 	if c.action == "" {
 		return newError(codeMissingAction, "The request must contain the parameter Action.")
@@ -219,10 +234,10 @@ func readAll(b []byte, r io.Reader) ([]byte, error) {
 // decode decodes the input of the action from the request.
 func (c *call) decode(in queryInput) error {
 	if !c.json {
-		return in.fromQuery(c.form)
+		return in.fromQuery(&c.form)
 	}
 	if ji, ok := in.(jsonInput); ok {
-		return decodeJSON(c.body, ji)
+		return c.jdec.decodeJSON(c.body, ji)
 	}
 	if len(c.body) == 0 {
 		return nil
@@ -302,10 +317,13 @@ func (c *call) fail(s *Server, err error) {
 		s.log.Error("sqsapi: internal error", "action", c.action, "error", err)
 		ae = errInternal
 	}
+	if ae == errCanceled {
+		c.canceled = true
+	}
 	fault := "Sender"
 	if ae.status >= 500 {
 		fault = "Receiver"
-		if err != errInternal {
+		if ae != errInternal && ae != errCanceled {
 			s.log.Error("sqsapi: request failed", "action", c.action, "code", ae.code, "error", ae.message)
 		}
 	}

@@ -7,33 +7,45 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fifoq/fifoq"
 )
 
 // form holds the parameters of a query-protocol request (awsQuery): the form-encoded body of a POST, or the
 // query string of a GET. Lists and maps are flattened into numbered keys: AttributeName.1,
 // Attribute.1.Name and Attribute.1.Value, SendMessageBatchRequestEntry.1.Id, and so on.
-type form url.Values
+type form struct {
+	values url.Values
+	// index holds, for every prefix of a key that a number follows (prefix.N or prefix.N.<anything>), the
+	// numbers, unsorted and repeated. It is built on first use, in one pass over the keys, so reading a
+	// batch of n entries costs O(keys), not O(n * keys).
+	index map[string][]int
+	// keyScans counts the keys visited to build the index, for tests.
+	keyScans int
+}
 
-func (f form) get(name string) string {
-	if v := f[name]; len(v) > 0 {
+func newForm(values url.Values) form { return form{values: values} }
+
+func (f *form) get(name string) string {
+	if v := f.values[name]; len(v) > 0 {
 		return v[0]
 	}
 	return ""
 }
 
-func (f form) has(name string) bool { return len(f[name]) > 0 }
+func (f *form) has(name string) bool { return len(f.values[name]) > 0 }
 
 // optString returns the parameter, or nil when it is absent (an empty value is present).
-func (f form) optString(name string) *string {
-	if v := f[name]; len(v) > 0 {
+func (f *form) optString(name string) *string {
+	if v := f.values[name]; len(v) > 0 {
 		return &v[0]
 	}
 	return nil
 }
 
 // optInt returns the integer parameter, or nil when it is absent.
-func (f form) optInt(name string) (*int, *apiError) {
-	v := f[name]
+func (f *form) optInt(name string) (*int, *apiError) {
+	v := f.values[name]
 	if len(v) == 0 {
 		return nil, nil
 	}
@@ -44,32 +56,71 @@ func (f form) optInt(name string) (*int, *apiError) {
 	return &n, nil
 }
 
-// indices returns the numbers N of the keys prefix.N and prefix.N.<anything>, in increasing order.
-func (f form) indices(prefix string) []int {
-	var out []int
-	for k := range f {
-		rest, ok := strings.CutPrefix(k, prefix)
-		if !ok || len(rest) < 2 || rest[0] != '.' {
-			continue
-		}
-		num, _, _ := strings.Cut(rest[1:], ".")
-		n, err := strconv.Atoi(num)
-		if err != nil || n < 1 || n > 1<<20 || strconv.Itoa(n) != num {
-			continue
-		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
+// maxIndex is the largest number a numbered key may have.
+const maxIndex = 1 << 20
+
+// buildIndex indexes the numbered keys (see form.index).
+func (f *form) buildIndex() {
+	f.index = make(map[string][]int)
+	for k := range f.values {
+		f.keyScans++
+		// Every '.' that a number follows, up to the end or the next '.', ends a prefix.
+		for i := strings.IndexByte(k, '.'); i > 0; {
+			rest := k[i+1:]
+			num, _, more := strings.Cut(rest, ".")
+			if n, ok := parseIndex(num); ok {
+				f.index[k[:i]] = append(f.index[k[:i]], n)
+			}
+			if !more {
+				break
+			}
+			i += 1 + len(num)
 		}
 	}
-	slices.Sort(out)
-	return out
+}
+
+// parseIndex reads the number of a numbered key: 1..maxIndex, in decimal without leading zeros.
+func parseIndex(s string) (int, bool) {
+	if s == "" || len(s) > 7 || s[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, n <= maxIndex
+}
+
+// indices returns the numbers N of the keys prefix.N and prefix.N.<anything>, in increasing order: the
+// limit smallest of them when limit > 0 and there are more. It also returns how many numbers there are, so
+// that a caller that stops at the most it accepts plus one can still say how many it was sent.
+func (f *form) indices(prefix string, limit int) ([]int, int) {
+	if f.index == nil {
+		f.buildIndex()
+	}
+	all := f.index[prefix]
+	if len(all) == 0 {
+		return nil, 0
+	}
+	ns := slices.Clone(all)
+	slices.Sort(ns)
+	ns = slices.Compact(ns)
+	n := len(ns)
+	if limit > 0 && n > limit {
+		ns = ns[:limit]
+	}
+	return ns, n
 }
 
 // list returns the values of prefix.1, prefix.2, ...
-func (f form) list(prefix string) []string {
+func (f *form) list(prefix string) []string {
+	ns, _ := f.indices(prefix, 0)
 	var out []string
-	for _, n := range f.indices(prefix) {
-		if v, ok := f[prefix+"."+strconv.Itoa(n)]; ok && len(v) > 0 {
+	for _, n := range ns {
+		if v, ok := f.values[prefix+"."+strconv.Itoa(n)]; ok && len(v) > 0 {
 			out = append(out, v[0])
 		}
 	}
@@ -77,8 +128,8 @@ func (f form) list(prefix string) []string {
 }
 
 // pairs returns the map flattened as prefix.N.<key> and prefix.N.<value>.
-func (f form) pairs(prefix, key, value string) map[string]string {
-	ns := f.indices(prefix)
+func (f *form) pairs(prefix, key, value string) map[string]string {
+	ns, _ := f.indices(prefix, 0)
 	if len(ns) == 0 {
 		return nil
 	}
@@ -93,26 +144,30 @@ func (f form) pairs(prefix, key, value string) map[string]string {
 }
 
 // attributes returns the message attributes flattened as prefix.N.Name and prefix.N.Value.DataType,
-// .StringValue and .BinaryValue (base64).
-func (f form) attributes(prefix string) (map[string]attrValue, *apiError) {
-	ns := f.indices(prefix)
+// .StringValue and .BinaryValue (base64). It decodes at most maxAttributes+1 of them, enough for the
+// check of their number; when there are more, it also returns how many (else 0).
+func (f *form) attributes(prefix string) (map[string]fifoq.Attribute, int, *apiError) {
+	ns, given := f.indices(prefix, maxAttributes+1)
 	if len(ns) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
-	out := make(map[string]attrValue, len(ns))
+	if given == len(ns) {
+		given = 0
+	}
+	out := make(map[string]fifoq.Attribute, len(ns))
 	for _, n := range ns {
 		p := prefix + "." + strconv.Itoa(n) + "."
-		a := attrValue{DataType: f.get(p + "Value.DataType"), StringValue: f.optString(p + "Value.StringValue")}
-		if b, ok := f[p+"Value.BinaryValue"]; ok && len(b) > 0 {
+		a := fifoq.Attribute{DataType: f.get(p + "Value.DataType"), StringValue: f.get(p + "Value.StringValue")}
+		if b, ok := f.values[p+"Value.BinaryValue"]; ok && len(b) > 0 {
 			v, err := base64.StdEncoding.DecodeString(b[0])
 			if err != nil {
-				return nil, invalidValue(b[0], p+"Value.BinaryValue", "Must be base64 encoded.")
+				return nil, 0, invalidValue(b[0], p+"Value.BinaryValue", "Must be base64 encoded.")
 			}
 			a.BinaryValue = v
 		}
 		out[f.get(p+"Name")] = a
 	}
-	return out, nil
+	return out, given, nil
 }
 
 // xmlNamespace is the namespace of every query-protocol response.

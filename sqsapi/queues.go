@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // The actions on queues: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue, GetQueueAttributes,
@@ -20,7 +21,7 @@ type createQueueInput struct {
 	Tags       map[string]string `json:"tags"`
 }
 
-func (in *createQueueInput) fromQuery(f form) error {
+func (in *createQueueInput) fromQuery(f *form) error {
 	in.QueueName = f.get("QueueName")
 	in.Attributes = f.pairs("Attribute", "Name", "Value")
 	in.Tags = f.pairs("Tag", "Key", "Value")
@@ -46,7 +47,7 @@ type getQueueURLInput struct {
 	QueueOwnerAWSAccountId string
 }
 
-func (in *getQueueURLInput) fromQuery(f form) error {
+func (in *getQueueURLInput) fromQuery(f *form) error {
 	in.QueueName, in.QueueOwnerAWSAccountId = f.get("QueueName"), f.get("QueueOwnerAWSAccountId")
 	return nil
 }
@@ -92,7 +93,7 @@ type listQueuesInput struct {
 	MaxResults      *int
 }
 
-func (in *listQueuesInput) fromQuery(f form) error {
+func (in *listQueuesInput) fromQuery(f *form) error {
 	in.QueueNamePrefix, in.NextToken = f.get("QueueNamePrefix"), f.get("NextToken")
 	var err *apiError
 	if in.MaxResults, err = f.optInt("MaxResults"); err != nil {
@@ -144,7 +145,7 @@ func paginate(c *call, s *Server, queues []*queueState, token string, maxResults
 
 type queueURLInput struct{ QueueUrl string }
 
-func (in *queueURLInput) fromQuery(f form) error {
+func (in *queueURLInput) fromQuery(f *form) error {
 	in.QueueUrl = f.get("QueueUrl")
 	return nil
 }
@@ -191,7 +192,7 @@ type getQueueAttributesInput struct {
 	AttributeNames []string
 }
 
-func (in *getQueueAttributesInput) fromQuery(f form) error {
+func (in *getQueueAttributesInput) fromQuery(f *form) error {
 	in.QueueUrl, in.AttributeNames = f.get("QueueUrl"), f.list("AttributeName")
 	return nil
 }
@@ -202,18 +203,20 @@ func getQueueAttributes(s *Server, c *call, in *getQueueAttributesInput) (output
 		return nil, err
 	}
 	names := in.AttributeNames
-	for _, name := range names {
+	for _, name := range in.AttributeNames { // every name is checked, "All" or not among them
 		if name == "All" {
 			names = attributeOrder
-			break
-		}
-		if !slices.Contains(attributeOrder, name) {
+		} else if !slices.Contains(attributeOrder, name) {
 			return nil, unknownAttribute(name)
 		}
 	}
 	out := &pairsOutput{name: "Attributes", entry: "Attribute", key: "Name", value: "Value"}
 	qs.mu.Lock()
+	defer qs.mu.Unlock()
 	v := qs.viewLocked()
+	if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "ApproximateNumberOfMessages") }) {
+		v.stats = qs.q.Stats() // one look for the three counts, so they agree
+	}
 	for _, name := range attributeOrder {
 		if !slices.Contains(names, name) {
 			continue
@@ -222,7 +225,6 @@ func getQueueAttributes(s *Server, c *call, in *getQueueAttributesInput) (output
 			out.pairs = append(out.pairs, [2]string{name, val})
 		}
 	}
-	qs.mu.Unlock()
 	return out, nil
 }
 
@@ -231,7 +233,7 @@ type setQueueAttributesInput struct {
 	Attributes map[string]string
 }
 
-func (in *setQueueAttributesInput) fromQuery(f form) error {
+func (in *setQueueAttributesInput) fromQuery(f *form) error {
 	in.QueueUrl, in.Attributes = f.get("QueueUrl"), f.pairs("Attribute", "Name", "Value")
 	return nil
 }
@@ -244,12 +246,39 @@ func setQueueAttributes(s *Server, c *call, in *setQueueAttributesInput) (output
 	if len(in.Attributes) == 0 {
 		return nil, nil
 	}
-	set, perr := s.parseAttributes(qs, in.Attributes, s.lookup)
+	_, redrive := in.Attributes["RedrivePolicy"]
+	_, allow := in.Attributes["RedriveAllowPolicy"]
+	if !redrive && !allow {
+		set, perr := s.parseAttributes(qs, in.Attributes, s.lookup)
+		if perr != nil {
+			return nil, perr
+		}
+		if err := set.apply(qs, s.now()); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	// A redrive policy is resolved and applied under the registry lock, so that a DeleteQueue of its
+	// dead-letter queue, or of this queue, comes wholly before or after it: never a policy naming a queue
+	// the server no longer holds. A new RedriveAllowPolicy may let pending policies take this queue back.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queues[qs.name] != qs {
+		return nil, queueDoesNotExist(!c.json)
+	}
+	set, perr := s.parseAttributes(qs, in.Attributes, func(n string) *queueState { return s.queues[n] })
 	if perr != nil {
 		return nil, perr
 	}
+	pending := qs.pendingDLQ
 	if err := set.apply(qs, s.now()); err != nil {
 		return nil, err
+	}
+	if set.redriveSet && pending != "" {
+		s.unpendLocked(qs, pending)
+	}
+	if set.allowSet {
+		s.rebindLocked(qs)
 	}
 	return nil, nil
 }
@@ -277,7 +306,7 @@ type listSourcesInput struct {
 	MaxResults *int
 }
 
-func (in *listSourcesInput) fromQuery(f form) error {
+func (in *listSourcesInput) fromQuery(f *form) error {
 	in.QueueUrl, in.NextToken = f.get("QueueUrl"), f.get("NextToken")
 	var err *apiError
 	if in.MaxResults, err = f.optInt("MaxResults"); err != nil {
@@ -318,7 +347,7 @@ type tagQueueInput struct {
 	Tags     map[string]string
 }
 
-func (in *tagQueueInput) fromQuery(f form) error {
+func (in *tagQueueInput) fromQuery(f *form) error {
 	in.QueueUrl, in.Tags = f.get("QueueUrl"), f.pairs("Tag", "Key", "Value")
 	return nil
 }
@@ -348,7 +377,7 @@ type untagQueueInput struct {
 	TagKeys  []string
 }
 
-func (in *untagQueueInput) fromQuery(f form) error {
+func (in *untagQueueInput) fromQuery(f *form) error {
 	in.QueueUrl, in.TagKeys = f.get("QueueUrl"), f.list("TagKey")
 	return nil
 }
@@ -362,10 +391,10 @@ func untagQueue(s *Server, c *call, in *untagQueueInput) (output, error) {
 		return nil, missing("TagKeys")
 	}
 	qs.mu.Lock()
+	defer qs.mu.Unlock()
 	for _, k := range in.TagKeys {
 		delete(qs.tags, k)
 	}
-	qs.mu.Unlock()
 	return nil, nil
 }
 
@@ -376,9 +405,9 @@ func listQueueTags(s *Server, c *call, in *queueURLInput) (output, error) {
 	}
 	out := &pairsOutput{name: "Tags", entry: "Tag", key: "Key", value: "Value"}
 	qs.mu.Lock()
+	defer qs.mu.Unlock()
 	for _, k := range slices.Sorted(maps.Keys(qs.tags)) {
 		out.pairs = append(out.pairs, [2]string{k, qs.tags[k]})
 	}
-	qs.mu.Unlock()
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package sqsapi
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ type receiveMessageInput struct {
 	ReceiveRequestAttemptId     *string
 }
 
-func (in *receiveMessageInput) fromQuery(f form) error {
+func (in *receiveMessageInput) fromQuery(f *form) error {
 	in.QueueUrl = f.get("QueueUrl")
 	// The SDKs send MessageSystemAttributeNames as AttributeName.N too; accept its own name as well.
 	in.AttributeNames = f.list("AttributeName")
@@ -84,8 +85,8 @@ func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiErr
 		o.WaitTime = seconds(*w)
 	}
 	if v := in.VisibilityTimeout; v != nil {
-		if *v < 0 || *v > 43200 {
-			return o, invalidValue(*v, "VisibilityTimeout", "Must be >= 0 and <= 43200, if provided.")
+		if *v < 0 || *v > maxVisibilitySeconds {
+			return o, invalidValue(*v, "VisibilityTimeout", "Must be >= 0 and <= "+strconv.Itoa(maxVisibilitySeconds)+", if provided.")
 		}
 		o.VisibilityTimeout = seconds(*v)
 	}
@@ -119,6 +120,7 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 	ds, err := qs.q.Receive(c.ctx, o)
 	if err != nil {
 		if isContextErr(err) && c.ctx.Err() != nil {
+			c.canceled = true
 			return &receiveOutput{}, nil // the caller is gone or the server is closing: nothing was received
 		}
 		return nil, coreError(err, errCtx{queue: qs.q, attempt: o.AttemptID})

@@ -17,19 +17,30 @@ type queueState struct {
 	created time.Time
 
 	// mu serializes SetQueueAttributes, a read-modify-write of the queue's attributes, and guards the
-	// fields below. Lock order: Server.mu before queueState.mu, never the other way round (so a
-	// SetQueueAttributes looks up its dead-letter queue before it takes mu).
+	// fields below. Lock order: Server.mu before queueState.mu, never the other way round, and never two
+	// queueState.mu at once.
 	mu         sync.Mutex
 	modified   time.Time
 	throughput string            // FifoThroughputLimit (FIFO only)
 	allowSet   bool              // RedriveAllowPolicy was given, so GetQueueAttributes returns it
 	extra      map[string]string // attributes stored as given and not acted on: Policy, KMS, SSE
 	tags       map[string]string
-	tasks      []*moveTask // move tasks started through the API, oldest first
+	tasks      []*moveTask // move tasks started through the API, oldest first, at most maxListedTasks
+
+	// pendingDLQ is the ARN of the dead-letter queue of the queue's RedrivePolicy while no queue of that ARN
+	// exists (it was deleted), and pendingCount the policy's maxReceiveCount. Meanwhile the fifoq queue has
+	// no redrive policy, so failed messages stay in it, and GetQueueAttributes still shows the policy; a
+	// queue created with that ARN takes the policy back (Server.rebindLocked). Both are written with Server.mu
+	// held for writing as well as mu, so they can be read under either.
+	pendingDLQ   string
+	pendingCount int
 }
 
 // deletedReuseDelay is how long a deleted queue's name stays unusable (QueueDeletedRecently).
 const deletedReuseDelay = 60 * time.Second
+
+// maxListedTasks is how many move tasks the server keeps per queue: as many as ListMessageMoveTasks returns.
+const maxListedTasks = 10
 
 // lookup returns the queue of that name, or nil.
 func (s *Server) lookup(name string) *queueState {
@@ -126,12 +137,10 @@ func (s *Server) createQueue(name string, attrs map[string]string, tags map[stri
 		return qs, nil
 	}
 	now := s.now()
-	if at, ok := s.deleted[name]; ok {
-		if now.Sub(at) < deletedReuseDelay {
-			return nil, newError(codeQueueDeletedRecently,
-				"You must wait 60 seconds after deleting a queue before you can create another with the same name.")
-		}
-		delete(s.deleted, name)
+	s.pruneDeletedLocked(now)
+	if _, ok := s.deleted[name]; ok {
+		return nil, newError(codeQueueDeletedRecently,
+			"You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 	}
 
 	var opts []fifoq.Option
@@ -164,21 +173,47 @@ func (s *Server) createQueue(name string, attrs map[string]string, tags map[stri
 		}
 	}
 	s.queues[name] = qs
+	s.rebindLocked(qs)
 	return qs, nil
 }
 
+// pruneDeletedLocked forgets the deleted names that can be used again. s.mu must be held for writing.
+func (s *Server) pruneDeletedLocked(now time.Time) {
+	for name, at := range s.deleted {
+		if now.Sub(at) >= deletedReuseDelay {
+			delete(s.deleted, name)
+		}
+	}
+}
+
 // deleteQueue removes a queue from the server. Its own redrive policy is dropped, so its dead-letter queue no
-// longer counts it as a source.
+// longer counts it as a source, and its move tasks are cancelled and forgotten. The queues whose dead-letter
+// queue it was keep their RedrivePolicy, pending, with no dead-letter queue behind it in fifoq: their
+// failed messages stay with them rather than move into a queue nobody can reach. A running move task that
+// would return messages to this queue is cancelled.
 func (s *Server) deleteQueue(qs *queueState) {
 	s.mu.Lock()
-	if s.queues[qs.name] == qs {
-		delete(s.queues, qs.name)
-		s.deleted[qs.name] = s.now()
+	defer s.mu.Unlock()
+	if s.queues[qs.name] != qs {
+		return // deleted meanwhile by another request
 	}
-	s.mu.Unlock()
+	delete(s.queues, qs.name)
+	now := s.now()
+	s.pruneDeletedLocked(now)
+	s.deleted[qs.name] = now
+	s.deletions++
+
+	for _, src := range s.queues {
+		s.detachLocked(src, qs)
+		s.cancelReturnsLocked(src, qs)
+	}
 
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
+	if qs.pendingDLQ != "" {
+		s.unpendLocked(qs, qs.pendingDLQ)
+		qs.pendingDLQ, qs.pendingCount = "", 0
+	}
 	a := qs.q.Attributes()
 	if a.DeadLetterQueue != nil {
 		a.DeadLetterQueue, a.MaxReceiveCount = nil, 0
@@ -186,7 +221,106 @@ func (s *Server) deleteQueue(qs *queueState) {
 			s.log.Warn("sqsapi: dropping the redrive policy of a deleted queue", "queue", qs.name, "error", err)
 		}
 	}
+	s.tasksMu.Lock()
 	for _, t := range qs.tasks {
 		_ = t.task.Cancel() // an ended task returns ErrMoveTaskNotRunning: nothing to do
+		delete(s.tasks, t.handle)
 	}
+	s.tasksMu.Unlock()
+	qs.tasks = nil
+}
+
+// detachLocked leaves src's redrive policy pending when dlq, being deleted, is its dead-letter queue: the
+// fifoq queue loses its policy, and the server keeps the policy's ARN and maxReceiveCount. s.mu must be held
+// for writing.
+func (s *Server) detachLocked(src, dlq *queueState) {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	a := src.q.Attributes()
+	if a.DeadLetterQueue != dlq.q {
+		return
+	}
+	count := a.MaxReceiveCount
+	a.DeadLetterQueue, a.MaxReceiveCount = nil, 0
+	if err := src.q.SetAttributes(a); err != nil {
+		s.log.Warn("sqsapi: detaching a queue from its deleted dead-letter queue", "queue", src.name, "error", err)
+		return
+	}
+	src.pendingDLQ, src.pendingCount = dlq.arn, count
+	set := s.pending[dlq.arn]
+	if set == nil {
+		set = make(map[*queueState]struct{})
+		s.pending[dlq.arn] = set
+	}
+	set[src] = struct{}{}
+}
+
+// unpendLocked removes src from the pending policies naming arn. s.mu must be held for writing.
+func (s *Server) unpendLocked(src *queueState, arn string) {
+	if set := s.pending[arn]; set != nil {
+		delete(set, src)
+		if len(set) == 0 {
+			delete(s.pending, arn)
+		}
+	}
+}
+
+// rebindLocked gives the pending redrive policies that name dlq's ARN their dead-letter queue back: dlq, a
+// queue of that ARN created again, or whose RedriveAllowPolicy changed. A policy that dlq's type or
+// RedriveAllowPolicy refuses stays pending. s.mu must be held for writing, and dlq.mu not held.
+func (s *Server) rebindLocked(dlq *queueState) {
+	for src := range s.pending[dlq.arn] {
+		src.mu.Lock()
+		a := src.q.Attributes()
+		a.DeadLetterQueue, a.MaxReceiveCount = dlq.q, src.pendingCount
+		if err := src.q.SetAttributes(a); err == nil {
+			src.pendingDLQ, src.pendingCount = "", 0
+			s.unpendLocked(src, dlq.arn)
+		}
+		src.mu.Unlock()
+	}
+}
+
+// cancelReturnsLocked cancels dlq's running move task if it returns messages to their sources and dlq
+// holds a message from gone, a queue being deleted: it would move it into the deleted queue. A batch of
+// up to 10 messages the task already took still goes there (fifoq cannot make a move fail). s.mu must be
+// held for writing.
+func (s *Server) cancelReturnsLocked(dlq, gone *queueState) {
+	dlq.mu.Lock()
+	var t *moveTask
+	if n := len(dlq.tasks); n > 0 && dlq.tasks[n-1].destARN == "" {
+		t = dlq.tasks[n-1]
+	}
+	dlq.mu.Unlock()
+	if t == nil || t.task.Status().State != fifoq.MoveTaskRunning {
+		return
+	}
+	for m := range dlq.q.Messages() {
+		if m.DeadLetterSource == gone.name {
+			_ = t.task.Cancel() // it may have ended meanwhile
+			return
+		}
+	}
+}
+
+// staleSourceLocked returns the name of a queue that a message of dlq was moved from and that was deleted
+// since (a queue of that name may exist again, created after the message left the old one), or "". s.mu
+// must be held.
+func (s *Server) staleSourceLocked(dlq *queueState) string {
+	if s.deletions == 0 {
+		return "" // spare the look at every message
+	}
+	for m := range dlq.q.Messages() {
+		if m.DeadLetterSource == "" {
+			continue
+		}
+		// A message from the queue that has the name now was sent there, or in a FIFO dead-letter queue
+		// moved here, after the queue was created; one from an earlier queue of that name, before its
+		// deletion, at least deletedReuseDelay before the name was taken again.
+		src := s.queues[m.DeadLetterSource]
+		if src == nil || m.SentAt.Before(src.created) {
+			return m.DeadLetterSource
+		}
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package sqsapi
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -12,37 +11,37 @@ import (
 
 // SendMessage and SendMessageBatch.
 
-// attrValue is a message attribute on the wire (MessageAttributeValue, MessageSystemAttributeValue). The
-// list values are reserved by SQS and ignored.
-type attrValue struct {
-	DataType    string
-	StringValue *string
-	BinaryValue []byte // base64 in JSON, decoded by encoding/json
-}
-
-// sendEntry is a message to send: the input of SendMessage, or one entry of SendMessageBatch.
+// sendEntry is a message to send: the input of SendMessage, or one entry of SendMessageBatch. Message
+// attributes (MessageAttributeValue, MessageSystemAttributeValue) are decoded straight into fifoq.Attribute
+// values: a missing StringValue reads as "", which the checks reject alike, and the list values, reserved by
+// SQS, are ignored. The map of MessageAttributes becomes the message's own, so it is built once here (fifoq
+// copies it once more as it stores the message).
 type sendEntry struct {
 	Id                      string // batch only
 	MessageBody             string
 	DelaySeconds            *int
-	MessageAttributes       map[string]attrValue
-	MessageSystemAttributes map[string]attrValue
+	MessageAttributes       map[string]fifoq.Attribute
+	MessageSystemAttributes map[string]fifoq.Attribute
 	MessageDeduplicationId  *string
 	MessageGroupId          *string
+
+	// attributesGiven is how many message attributes a query-protocol form gave when it gave more than the
+	// 11 it decodes (see form.attributes); 0 otherwise.
+	attributesGiven int
 }
 
 // fromQuery reads the entry's parameters, each named prefix + member.
-func (e *sendEntry) fromQuery(f form, prefix string) error {
+func (e *sendEntry) fromQuery(f *form, prefix string) error {
 	e.Id = f.get(prefix + "Id")
 	e.MessageBody = f.get(prefix + "MessageBody")
 	var err *apiError
 	if e.DelaySeconds, err = f.optInt(prefix + "DelaySeconds"); err != nil {
 		return err
 	}
-	if e.MessageAttributes, err = f.attributes(prefix + "MessageAttribute"); err != nil {
+	if e.MessageAttributes, e.attributesGiven, err = f.attributes(prefix + "MessageAttribute"); err != nil {
 		return err
 	}
-	if e.MessageSystemAttributes, err = f.attributes(prefix + "MessageSystemAttribute"); err != nil {
+	if e.MessageSystemAttributes, _, err = f.attributes(prefix + "MessageSystemAttribute"); err != nil {
 		return err
 	}
 	e.MessageDeduplicationId = f.optString(prefix + "MessageDeduplicationId")
@@ -59,8 +58,8 @@ func (e *sendEntry) message(fifo bool) (fifoq.Message, systemAttrs, *apiError) {
 	m := fifoq.Message{Body: e.MessageBody}
 	if d := e.DelaySeconds; d != nil {
 		switch {
-		case *d < 0 || *d > 900:
-			return m, systemAttrs{}, invalidValue(*d, "DelaySeconds", "DelaySeconds must be >= 0 and <= 900.")
+		case *d < 0 || *d > maxDelaySeconds:
+			return m, systemAttrs{}, invalidValue(*d, "DelaySeconds", "DelaySeconds must be >= 0 and <= "+strconv.Itoa(maxDelaySeconds)+".")
 		case *d == 0:
 			m.Delay = fifoq.ExplicitZero
 		default:
@@ -81,11 +80,10 @@ func (e *sendEntry) message(fifo bool) (fifoq.Message, systemAttrs, *apiError) {
 		}
 		m.DeduplicationID = *d
 	}
-	attrs, err := userAttributes(e.MessageAttributes)
-	if err != nil {
+	if err := checkUserAttributes(e.MessageAttributes, max(e.attributesGiven, len(e.MessageAttributes))); err != nil {
 		return m, systemAttrs{}, err
 	}
-	m.Attributes = attrs
+	m.Attributes = e.MessageAttributes
 	sys, err := systemAttributes(e.MessageSystemAttributes)
 	if err != nil {
 		return m, systemAttrs{}, err
@@ -93,41 +91,32 @@ func (e *sendEntry) message(fifo bool) (fifoq.Message, systemAttrs, *apiError) {
 	return m, sys, nil
 }
 
-// userAttributes converts message attributes, with SQS's texts for the mistakes it names (the fifoq queue
-// checks the rest).
-func userAttributes(in map[string]attrValue) (map[string]fifoq.Attribute, *apiError) {
-	if len(in) == 0 {
-		return nil, nil
+// checkUserAttributes checks message attributes, n of them, with SQS's texts for the mistakes it names (the
+// fifoq queue checks the rest).
+func checkUserAttributes(in map[string]fifoq.Attribute, n int) *apiError {
+	if n > maxAttributes {
+		return newError(codeInvalidParameterValue, "Number of message attributes [%d] exceeds the allowed maximum [%d].",
+			n, maxAttributes)
 	}
-	if len(in) > maxAttributes {
-		return nil, newError(codeInvalidParameterValue, "Number of message attributes [%d] exceeds the allowed maximum [%d].",
-			len(in), maxAttributes)
-	}
-	out := make(map[string]fifoq.Attribute, len(in))
 	for name, a := range in {
 		base, _, _ := strings.Cut(a.DataType, ".")
 		switch base {
 		case "":
-			return nil, newError(codeInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute type.", name)
+			return newError(codeInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute type.", name)
 		case "String", "Number":
-			if a.StringValue == nil || *a.StringValue == "" {
-				return nil, newError(codeInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type '%s'.", name, base)
+			if a.StringValue == "" {
+				return newError(codeInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type '%s'.", name, base)
 			}
 		case "Binary":
 			if len(a.BinaryValue) == 0 {
-				return nil, newError(codeInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type 'Binary'.", name)
+				return newError(codeInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type 'Binary'.", name)
 			}
 		default:
-			return nil, newError(codeInvalidParameterValue, "The type of message (user) attribute '%s' is invalid. You must use "+
+			return newError(codeInvalidParameterValue, "The type of message (user) attribute '%s' is invalid. You must use "+
 				"only the following supported type prefixes: Binary, Number, String.", name)
 		}
-		v := fifoq.Attribute{DataType: a.DataType, BinaryValue: a.BinaryValue}
-		if a.StringValue != nil {
-			v.StringValue = *a.StringValue
-		}
-		out[name] = v
 	}
-	return out, nil
+	return nil
 }
 
 // systemAttrs are the message system attributes of a send: AWSTraceHeader, the only one SQS takes.
@@ -136,32 +125,35 @@ type systemAttrs struct {
 	md5         string // MD5OfMessageSystemAttributes
 }
 
-// systemAttributes checks the message system attributes of a send.
-func systemAttributes(in map[string]attrValue) (systemAttrs, *apiError) {
+// systemAttributes checks the message system attributes of a send: AWSTraceHeader alone, a String of 1 to
+// maxTraceHeaderLen bytes. They do not count toward the message's size (spec 7.1.2).
+func systemAttributes(in map[string]fifoq.Attribute) (systemAttrs, *apiError) {
 	if len(in) == 0 {
 		return systemAttrs{}, nil
 	}
-	attrs := make(map[string]fifoq.Attribute, len(in))
 	for name, a := range in {
 		if name != "AWSTraceHeader" {
 			return systemAttrs{}, newError(codeInvalidParameterValue, "Message system attribute name '%s' is invalid.", name)
 		}
-		if a.DataType != "String" || a.StringValue == nil || *a.StringValue == "" {
+		if a.DataType != "String" || a.StringValue == "" {
 			return systemAttrs{}, newError(codeInvalidParameterValue, "Message system attribute '%s' must contain a non-empty value of type 'String'.", name)
 		}
-		attrs[name] = fifoq.Attribute{DataType: a.DataType, StringValue: *a.StringValue}
+		if len(a.StringValue) > maxTraceHeaderLen {
+			return systemAttrs{}, newError(codeInvalidParameterValue, "Message system attribute '%s' must be at most %d bytes long.", name, maxTraceHeaderLen)
+		}
 	}
-	return systemAttrs{traceHeader: attrs["AWSTraceHeader"].StringValue, md5: sqsmd5.Attributes(attrs)}, nil
+	// in holds AWSTraceHeader alone, of type String: its digest covers the StringValue only.
+	return systemAttrs{traceHeader: in["AWSTraceHeader"].StringValue, md5: sqsmd5.Attributes(in)}, nil
 }
 
-// entrySize is what an entry adds to the size of a SendMessageBatch (spec 7.2.2): body and attributes.
+// entrySize is what an entry adds to the size of a SendMessageBatch (spec 7.2.2): body and attributes, as
+// fifoq measures a batch. sqsapi checks the sum itself because the entries it rejects before fifoq sees
+// them (a bad DelaySeconds, an empty attribute value, ...) count too: the request fails whole, with the size
+// of every entry in its message.
 func entrySize(e *sendEntry) int {
 	n := len(e.MessageBody)
 	for name, a := range e.MessageAttributes {
-		n += len(name) + len(a.DataType) + len(a.BinaryValue)
-		if a.StringValue != nil {
-			n += len(*a.StringValue)
-		}
+		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
 	}
 	return n
 }
@@ -207,7 +199,7 @@ type sendMessageInput struct {
 	sendEntry
 }
 
-func (in *sendMessageInput) fromQuery(f form) error {
+func (in *sendMessageInput) fromQuery(f *form) error {
 	in.QueueUrl = f.get("QueueUrl")
 	return in.sendEntry.fromQuery(f, "")
 }
@@ -223,7 +215,8 @@ func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
 	}
 	r, err := qs.q.Send(c.ctx, m)
 	if err != nil {
-		return nil, coreError(err, errCtx{queue: qs.q, message: &m})
+		failed := m // a copy, so that m stays on the stack
+		return nil, coreError(err, errCtx{queue: qs.q, message: &failed})
 	}
 	out := s.sent("", &m, r, sys)
 	return &out, nil
@@ -232,12 +225,16 @@ func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
 type sendMessageBatchInput struct {
 	QueueUrl string
 	Entries  []sendEntry
+
+	entriesGiven int // entries a query-protocol form gave, of which it decodes 11 at most; 0 from JSON
 }
 
-func (in *sendMessageBatchInput) fromQuery(f form) error {
+func (in *sendMessageBatchInput) fromQuery(f *form) error {
 	in.QueueUrl = f.get("QueueUrl")
 	const prefix = "SendMessageBatchRequestEntry"
-	for _, n := range f.indices(prefix) {
+	ns, given := f.indices(prefix, maxBatchEntries+1)
+	in.entriesGiven = given
+	for _, n := range ns {
 		var e sendEntry
 		if err := e.fromQuery(f, prefix+"."+strconv.Itoa(n)+"."); err != nil {
 			return err
@@ -255,13 +252,14 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(in.Entries))
+	var idBuf [maxBatchEntries]string
+	ids := idBuf[:0]
 	size := 0
 	for i := range in.Entries {
-		ids[i] = in.Entries[i].Id
+		ids = append(ids, in.Entries[i].Id)
 		size += entrySize(&in.Entries[i])
 	}
-	if err := checkBatch(ids, "SendMessageBatchRequestEntry"); err != nil {
+	if err := checkBatch(max(in.entriesGiven, len(ids)), ids, "SendMessageBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	if size > maxBatchBytes {
@@ -270,36 +268,36 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 
 	out := &sendBatchOutput{}
 	fifo := qs.q.FIFO()
-	msgs := make([]fifoq.Message, 0, len(in.Entries))
-	index := make([]int, 0, len(in.Entries)) // msgs[k] is entry index[k]
-	system := make([]systemAttrs, 0, len(in.Entries))
+	var (
+		msgBuf    [maxBatchEntries]fifoq.Message
+		indexBuf  [maxBatchEntries]int // msgs[k] is entry index[k]
+		systemBuf [maxBatchEntries]systemAttrs
+	)
+	msgs, index := msgBuf[:0], indexBuf[:0]
 	for i := range in.Entries {
 		m, sys, err := in.Entries[i].message(fifo)
 		if err != nil {
 			out.failed = append(out.failed, failedEntry{i, ids[i], err})
 			continue
 		}
-		msgs, index, system = append(msgs, m), append(index, i), append(system, sys)
+		systemBuf[len(msgs)] = sys
+		msgs, index = append(msgs, m), append(index, i)
 	}
 	if len(msgs) > 0 {
 		results, err := qs.q.SendBatch(c.ctx, msgs)
-		entryErrs := make([]error, len(msgs))
-		var be *fifoq.BatchError
-		switch {
-		case errors.As(err, &be):
-			for _, x := range be.Entries {
-				entryErrs[x.Index] = x.Err
-			}
-		case err != nil:
+		var entryErrs [maxBatchEntries]error
+		if err := sortEntryErrors(err, len(msgs), &entryErrs); err != nil {
 			return nil, coreError(err, errCtx{queue: qs.q, batch: true})
 		}
-		for k, m := range msgs {
+		out.ok = make([]sendResult, 0, len(msgs))
+		for k := range msgs {
 			i := index[k]
 			if entryErrs[k] != nil {
-				out.failed = append(out.failed, failedEntry{i, ids[i], coreError(entryErrs[k], errCtx{queue: qs.q, message: &msgs[k], batch: true})})
+				m := msgs[k] // a copy, so that msgBuf stays on the stack
+				out.failed = append(out.failed, failedEntry{i, ids[i], coreError(entryErrs[k], errCtx{queue: qs.q, message: &m, batch: true})})
 				continue
 			}
-			out.ok = append(out.ok, s.sent(ids[i], &m, results[k], system[k]))
+			out.ok = append(out.ok, s.sent(ids[i], &msgs[k], results[k], systemBuf[k]))
 		}
 	}
 	sortFailed(out.failed)

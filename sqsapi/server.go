@@ -22,16 +22,21 @@ type Server struct {
 	client  *http.Client
 
 	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
-	// only CreateQueue and DeleteQueue change the registry.
+	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.
 	mu      sync.RWMutex
 	queues  map[string]*queueState // by name
-	deleted map[string]time.Time   // when each deleted name was deleted, for QueueDeletedRecently
+	deleted map[string]time.Time   // when each name deleted in the last 60 s was deleted, for QueueDeletedRecently
+	// pending holds, by dead-letter queue ARN, the queues whose redrive policy names a deleted queue
+	// (queueState.pendingDLQ).
+	pending map[string]map[*queueState]struct{}
+	// deletions counts the queues deleted so far; with none, no message can come from a deleted queue.
+	deletions int
 
 	traces traceStore
 
-	// tasksMu guards tasks.
+	// tasksMu guards tasks. It is taken last: no other lock is taken while it is held.
 	tasksMu sync.Mutex
-	tasks   map[string]*moveTask // by task handle
+	tasks   map[string]*moveTask // by task handle: the tasks of the queues' queueState.tasks
 }
 
 // config is the configuration an Option changes.
@@ -88,6 +93,7 @@ func NewServer(opts ...Option) *Server {
 		secret:  c.secret,
 		queues:  make(map[string]*queueState),
 		deleted: make(map[string]time.Time),
+		pending: make(map[string]map[*queueState]struct{}),
 		tasks:   make(map[string]*moveTask),
 	}
 	s.client = &http.Client{Transport: inProcess{s}}

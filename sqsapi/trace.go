@@ -2,15 +2,21 @@ package sqsapi
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// traceStore keeps the AWSTraceHeader system attribute of the messages sent with one, by MessageID, since a
-// fifoq.Message has no place for it. A message keeps its MessageID when it moves to a dead-letter queue, so
-// the header follows it there. Entries are dropped once no message could still be stored: after twice the
-// longest retention period (a move to a FIFO dead-letter queue starts retention again), or, past maxTraces
-// entries, oldest first.
+// traceStore keeps the AWSTraceHeader system attribute of the messages sent with one, by MessageID. It lives
+// beside the queues rather than in fifoq.Message, where a field would cost every stored message 16 bytes
+// for an attribute few messages carry. A message keeps its MessageID when it moves to a dead-letter queue,
+// so the header follows it there. Entries are dropped once no message could still be stored, after twice
+// the longest retention period (a move to a FIFO dead-letter queue starts retention again), or, past
+// maxTraces entries, oldest first: a bound on memory, at up to 1 KiB a header.
 type traceStore struct {
+	// n is the number of entries, read without mu: get, asked on every receive that wants All system
+	// attributes, takes no lock while no message has a trace header.
+	n atomic.Int64
+
 	mu      sync.Mutex // guards the fields below
 	headers map[string]string
 	order   []traceEntry // by time of send; order[head:] are live
@@ -24,7 +30,10 @@ type traceEntry struct {
 
 const (
 	traceLife = 2 * 14 * 24 * time.Hour
-	maxTraces = 1 << 20
+	maxTraces = 1 << 16
+
+	// maxTraceHeaderLen bounds an AWSTraceHeader value, in bytes; an X-Ray header is about 100.
+	maxTraceHeaderLen = 1024
 )
 
 // put records the trace header of a message sent at now.
@@ -47,10 +56,14 @@ func (t *traceStore) put(id, header string, now time.Time) {
 		t.order = append(t.order, traceEntry{id, now.Add(traceLife)})
 	}
 	t.headers[id] = header
+	t.n.Store(int64(len(t.headers)))
 }
 
 // get returns the trace header of a message.
 func (t *traceStore) get(id string) (string, bool) {
+	if t.n.Load() == 0 {
+		return "", false
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	h, ok := t.headers[id]

@@ -9,7 +9,9 @@ import (
 
 // inProcess is an http.RoundTripper that serves each request with the server's ServeHTTP, in the calling
 // goroutine: no socket, no connection pool, and the request's context reaches the handler (a long poll
-// ends when the caller gives up).
+// ends when the caller gives up). A caller whose context ends during the request gets the context's error
+// only when the action was cut short by it (and so did nothing); an action that was done returns its
+// response, so that an SDK does not retry, and repeat, a send that was stored.
 type inProcess struct{ s *Server }
 
 func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -35,7 +37,7 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	w := &recorder{header: make(http.Header), status: http.StatusOK}
 	t.s.ServeHTTP(w, in)
-	if err := req.Context().Err(); err != nil {
+	if err := req.Context().Err(); err != nil && w.canceled {
 		return nil, err // as net/http's transports do: a caller that gave up gets its context's error
 	}
 	w.header.Set("Content-Length", strconv.Itoa(w.body.Len()))
@@ -58,6 +60,7 @@ type recorder struct {
 	body        bytes.Buffer
 	status      int
 	wroteHeader bool
+	canceled    bool // the action ended early because the request's context ended
 }
 
 func (w *recorder) Header() http.Header { return w.header }
