@@ -37,7 +37,11 @@
 //     [Queue.ChangeVisibilityBatch].
 //   - GetQueueAttributes, for the message counts: [Queue.Stats]: [Stats.Visible]
 //     (ApproximateNumberOfMessages), [Stats.InFlight] (ApproximateNumberOfMessagesNotVisible),
-//     [Stats.Delayed] (ApproximateNumberOfMessagesDelayed). fifoq counts exactly.
+//     [Stats.Delayed] (ApproximateNumberOfMessagesDelayed). fifoq counts exactly. For the settings:
+//     [Queue.Attributes].
+//   - SetQueueAttributes: [Queue.SetAttributes] with [Attributes], the settings [New] takes as options. A
+//     new retention period applies to the stored messages and a new delay to a FIFO queue's delayed
+//     messages, as on SQS.
 //   - PurgeQueue: [Queue.Purge].
 //   - StartMessageMoveTask: [Queue.StartMoveTask] on the dead-letter queue. CancelMessageMoveTask:
 //     [MoveTask.Cancel]. ListMessageMoveTasks: [Queue.MoveTasks], and [MoveTask.Status] for one task.
@@ -52,9 +56,13 @@
 //     ReportBatchItemFailures), [ConsumerOptions.HandlerTimeout] (the function timeout),
 //     [ConsumerOptions.Filter] (FilterCriteria). See "Batcher and Consumer" below.
 //
-// There is no SetQueueAttributes: a queue's attributes are fixed when it is created. There is no
-// ListDeadLetterSourceQueues. [Queue.Messages] has no SQS counterpart: it lists every stored message without
-// receiving it, for tests and debugging.
+// Where SQS tells an omitted parameter from an explicit 0, a zero Go value means "the queue's setting" and
+// [ExplicitZero] is the explicit 0: a short poll, no visibility timeout, no message timer.
+//
+// The queue registry (ListQueues, GetQueueUrl, DeleteQueue, tags) and ListDeadLetterSourceQueues are not
+// here: a Go program holds its queues as values. Package github.com/fifoq/fifoq/sqsapi serves the whole SQS
+// API, both protocols, from fifoq queues, for the AWS SDKs and CLI. [Queue.Messages] has no SQS counterpart:
+// it lists every stored message without receiving it, for tests and debugging.
 //
 // # FIFO and message groups
 //

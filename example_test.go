@@ -432,3 +432,35 @@ func Example_deadLetterQueue() {
 	// dead-letter source: ""
 	// stats: orders.fifo {Visible:0 InFlight:1 Delayed:0}, orders-dlq.fifo {Visible:0 InFlight:0 Delayed:0}
 }
+
+// Settings change on a live queue. On a FIFO queue a new delay applies to the messages still delayed,
+// counted from their send (spec 4.6); a new retention period applies to every stored message (spec 5.3).
+func ExampleQueue_SetAttributes() {
+	ctx := context.Background()
+	clock := fifoq.NewManualClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	q, err := fifoq.New("orders.fifo", fifoq.WithClock(clock), fifoq.WithDelay(time.Minute),
+		fifoq.WithContentBasedDeduplication())
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := q.Send(ctx, fifoq.Message{Body: "created", GroupID: "order-1"}); err != nil {
+		log.Fatal(err)
+	}
+	clock.Advance(10 * time.Second)
+	fmt.Println("after 10s:", q.Stats())
+
+	a := q.Attributes()
+	a.Delay = 5 * time.Second // the message was sent 10s ago: its delay is over
+	if err := q.SetAttributes(a); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("delay 5s:", q.Stats())
+
+	a.Delay = 20 * time.Minute
+	err = q.SetAttributes(a)
+	fmt.Println(errors.Is(err, fifoq.ErrInvalidQueueAttribute), q.Attributes().Delay)
+	// Output:
+	// after 10s: {0 0 1}
+	// delay 5s: {1 0 0}
+	// true 5s
+}
