@@ -115,14 +115,14 @@ func deleteMessage(s *Server, c *call, in *deleteMessageInput) (output, error) {
 type deleteEntry struct{ Id, ReceiptHandle string }
 
 type deleteMessageBatchInput struct {
-	QueueUrl string
+	QueueUrl []byte // needed only while the request is served
 	Entries  []deleteEntry
 
 	entriesGiven int // entries a query-protocol form gave, of which it decodes 11 at most; 0 from JSON
 }
 
 func (in *deleteMessageBatchInput) fromQuery(f *form) error {
-	in.QueueUrl = f.get("QueueUrl")
+	in.QueueUrl = []byte(f.get("QueueUrl"))
 	const prefix = "DeleteMessageBatchRequestEntry"
 	ns, given := f.indices(prefix, maxBatchEntries+1)
 	in.entriesGiven = given
@@ -134,7 +134,7 @@ func (in *deleteMessageBatchInput) fromQuery(f *form) error {
 }
 
 func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	qs, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,8 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 	if err := checkBatch(max(in.entriesGiven, len(ids)), ids, "DeleteMessageBatchRequestEntry"); err != nil {
 		return nil, err
 	}
-	out := &idBatchOutput{entry: "DeleteMessageBatchResultEntry"}
+	out := &c.hot.deleted
+	out.entry = "DeleteMessageBatchResultEntry"
 	var handleBuf [maxBatchEntries]string
 	var indexBuf [maxBatchEntries]int
 	handles, index := handleBuf[:0], indexBuf[:0]

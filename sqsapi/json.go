@@ -4,6 +4,9 @@ import (
 	"encoding/base64"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/sqsmd5"
 )
 
 // jsonEncoder writes a response of the JSON protocol (awsJson1_0) by appending to a byte slice: no
@@ -61,6 +64,20 @@ func (e *jsonEncoder) num(name string, v int64) {
 func (e *jsonEncoder) boolean(name string, v bool) {
 	e.key(name)
 	e.b = strconv.AppendBool(e.b, v)
+}
+
+func (e *jsonEncoder) md5Body(name, body string) {
+	e.key(name)
+	e.b = append(e.b, '"')
+	e.b = sqsmd5.AppendBody(e.b, body) // hex digits: nothing to escape
+	e.b = append(e.b, '"')
+}
+
+func (e *jsonEncoder) md5Attributes(name string, attrs map[string]fifoq.Attribute) {
+	e.key(name)
+	e.b = append(e.b, '"')
+	e.b = sqsmd5.AppendAttributes(e.b, attrs)
+	e.b = append(e.b, '"')
 }
 
 func (e *jsonEncoder) blob(name string, v []byte) {

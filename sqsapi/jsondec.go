@@ -17,6 +17,26 @@ type jsonDecoder struct {
 	pos     int
 	depth   int
 	scratch []byte // for strings with escapes
+
+	// unescaped reports that the last string rawString returned is in scratch rather than in data.
+	unescaped bool
+	// whole is data as one string, made on first use by span: the strings a request needs only while it
+	// is served (receipt handles) are slices of it, one allocation for them all.
+	whole string
+}
+
+// optString is an optional string parameter: set tells an empty value (which the checks reject as invalid)
+// from an absent one (a missing parameter). A value rather than a *string, so decoding it allocates no
+// pointer.
+type optString struct {
+	v   string
+	set bool
+}
+
+// optInt is an optional integer parameter, as optString.
+type optInt struct {
+	v   int
+	set bool
 }
 
 // A jsonInput is an input that decodes itself from a JSON-protocol body.
@@ -167,16 +187,62 @@ func (d *jsonDecoder) str(what string, dst *string) error {
 	return nil
 }
 
-// optStr reads a string into a new pointer; null leaves *dst nil.
-func (d *jsonDecoder) optStr(what string, dst **string) error {
-	var s string
+// optStr reads a string and marks it given; null leaves *dst unset.
+func (d *jsonDecoder) optStr(what string, dst *optString) error {
 	if d.null() {
 		return nil
 	}
-	if err := d.str(what, &s); err != nil {
+	if err := d.str(what, &dst.v); err != nil {
 		return err
 	}
-	*dst = &s
+	dst.set = true
+	return nil
+}
+
+// span reads a string needed only while the request is served, such as a receipt handle: without escapes,
+// it is a slice of the body's string (d.whole), which it makes on first use; null leaves *dst as it is.
+// It must never be stored beyond the request, which a substring would keep whole in memory.
+func (d *jsonDecoder) span(what string, dst *string) error {
+	if d.null() {
+		return nil
+	}
+	if d.peek() != '"' {
+		return typeError(what, "a string")
+	}
+	b, err := d.rawString()
+	if err != nil {
+		return err
+	}
+	if d.unescaped {
+		*dst = string(b)
+		return nil
+	}
+	if d.whole == "" {
+		d.whole = string(d.data)
+	}
+	start := cap(d.data) - cap(b) // b is d.data[start:end]
+	*dst = d.whole[start : start+len(b)]
+	return nil
+}
+
+// rawBytes reads a string needed only while the request is decoded and served, such as a QueueUrl: a
+// slice of the body, or a copy of it when it had escapes (scratch is reused by the next one); null leaves
+// *dst as it is.
+func (d *jsonDecoder) rawBytes(what string, dst *[]byte) error {
+	if d.null() {
+		return nil
+	}
+	if d.peek() != '"' {
+		return typeError(what, "a string")
+	}
+	b, err := d.rawString()
+	if err != nil {
+		return err
+	}
+	if d.unescaped {
+		b = append([]byte(nil), b...)
+	}
+	*dst = b
 	return nil
 }
 
@@ -195,6 +261,17 @@ func (d *jsonDecoder) strList(what string, dst *[]string) error {
 // optInt reads an integer into a new pointer; null leaves *dst nil. Like encoding/json, it takes only
 // integers that fit an int: no fraction, no exponent.
 func (d *jsonDecoder) optInt(what string, dst **int) error {
+	var v optInt
+	if err := d.optIntValue(what, &v); err != nil || !v.set {
+		return err
+	}
+	n := v.v
+	*dst = &n
+	return nil
+}
+
+// optIntValue is optInt into an optInt, without the pointer.
+func (d *jsonDecoder) optIntValue(what string, dst *optInt) error {
 	if d.null() {
 		return nil
 	}
@@ -230,7 +307,7 @@ func (d *jsonDecoder) optInt(what string, dst **int) error {
 	if neg {
 		v = -v
 	}
-	*dst = &v
+	*dst = optInt{v, true}
 	return nil
 }
 
@@ -334,6 +411,7 @@ func (d *jsonDecoder) number() error {
 // rawString reads a string at d.pos (a '"') and returns its contents, unescaped; it is valid until the next
 // call. Bytes that are not UTF-8 become U+FFFD, as encoding/json does.
 func (d *jsonDecoder) rawString() ([]byte, error) {
+	d.unescaped = false
 	d.pos++ // the opening quote
 	start := d.pos
 	for d.pos < len(d.data) {
@@ -440,6 +518,7 @@ func (d *jsonDecoder) unescape(b []byte) ([]byte, error) {
 		}
 	}
 	d.scratch = out
+	d.unescaped = true
 	return out, nil
 }
 
@@ -517,7 +596,7 @@ func (e *sendEntry) member(d *jsonDecoder, name []byte) (bool, error) {
 	case "MessageBody":
 		return true, d.str("MessageBody", &e.MessageBody)
 	case "DelaySeconds":
-		return true, d.optInt("DelaySeconds", &e.DelaySeconds)
+		return true, d.optIntValue("DelaySeconds", &e.DelaySeconds)
 	case "MessageAttributes":
 		return true, attributesFromJSON(d, "MessageAttributes", &e.MessageAttributes)
 	case "MessageSystemAttributes":
@@ -533,7 +612,7 @@ func (e *sendEntry) member(d *jsonDecoder, name []byte) (bool, error) {
 func (in *sendMessageInput) fromJSON(d *jsonDecoder) error {
 	return d.object("input", func(name []byte) error {
 		if string(name) == "QueueUrl" {
-			return d.str("QueueUrl", &in.QueueUrl)
+			return d.rawBytes("QueueUrl", &in.QueueUrl)
 		}
 		if ok, err := in.member(d, name); ok || err != nil {
 			return err
@@ -546,7 +625,7 @@ func (in *sendMessageBatchInput) fromJSON(d *jsonDecoder) error {
 	return d.object("input", func(name []byte) error {
 		switch string(name) {
 		case "QueueUrl":
-			return d.str("QueueUrl", &in.QueueUrl)
+			return d.rawBytes("QueueUrl", &in.QueueUrl)
 		case "Entries":
 			return d.array("Entries", func() error {
 				e := newEntry(&in.Entries)
@@ -566,7 +645,7 @@ func (in *receiveMessageInput) fromJSON(d *jsonDecoder) error {
 	return d.object("input", func(name []byte) error {
 		switch string(name) {
 		case "QueueUrl":
-			return d.str("QueueUrl", &in.QueueUrl)
+			return d.rawBytes("QueueUrl", &in.QueueUrl)
 		case "AttributeNames":
 			return d.strList("AttributeNames", &in.AttributeNames)
 		case "MessageSystemAttributeNames":
@@ -574,11 +653,11 @@ func (in *receiveMessageInput) fromJSON(d *jsonDecoder) error {
 		case "MessageAttributeNames":
 			return d.strList("MessageAttributeNames", &in.MessageAttributeNames)
 		case "MaxNumberOfMessages":
-			return d.optInt("MaxNumberOfMessages", &in.MaxNumberOfMessages)
+			return d.optIntValue("MaxNumberOfMessages", &in.MaxNumberOfMessages)
 		case "VisibilityTimeout":
-			return d.optInt("VisibilityTimeout", &in.VisibilityTimeout)
+			return d.optIntValue("VisibilityTimeout", &in.VisibilityTimeout)
 		case "WaitTimeSeconds":
-			return d.optInt("WaitTimeSeconds", &in.WaitTimeSeconds)
+			return d.optIntValue("WaitTimeSeconds", &in.WaitTimeSeconds)
 		case "ReceiveRequestAttemptId":
 			return d.optStr("ReceiveRequestAttemptId", &in.ReceiveRequestAttemptId)
 		}
@@ -602,16 +681,16 @@ func (in *deleteMessageBatchInput) fromJSON(d *jsonDecoder) error {
 	return d.object("input", func(name []byte) error {
 		switch string(name) {
 		case "QueueUrl":
-			return d.str("QueueUrl", &in.QueueUrl)
+			return d.rawBytes("QueueUrl", &in.QueueUrl)
 		case "Entries":
 			return d.array("Entries", func() error {
 				e := newEntry(&in.Entries)
 				return d.object("Entries", func(name []byte) error {
 					switch string(name) {
 					case "Id":
-						return d.str("Id", &e.Id)
+						return d.span("Id", &e.Id)
 					case "ReceiptHandle":
-						return d.str("ReceiptHandle", &e.ReceiptHandle)
+						return d.span("ReceiptHandle", &e.ReceiptHandle)
 					}
 					return d.skip()
 				})

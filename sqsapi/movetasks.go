@@ -18,8 +18,9 @@ type moveTask struct {
 	handle    string
 	task      *fifoq.MoveTask
 	source    *queueState
-	destARN   string // "" when messages go back to their sources
-	rateGiven bool   // MaxNumberOfMessagesPerSecond was given
+	dest      *queueState // nil when messages go back to their sources
+	destARN   string      // as given; "" when messages go back to their sources
+	rateGiven bool        // MaxNumberOfMessagesPerSecond was given
 }
 
 // taskIDLen is the length of the random id at the start of a decoded task handle; the source ARN follows.
@@ -77,13 +78,15 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	if err != nil {
 		return nil, err
 	}
-	var dest *fifoq.Queue
+	var (
+		destState *queueState
+		dest      *fifoq.Queue
+	)
 	if in.DestinationArn != "" {
-		d, err := s.queueOfParam(in.DestinationArn, "DestinationArn")
-		if err != nil {
+		if destState, err = s.queueOfParam(in.DestinationArn, "DestinationArn"); err != nil {
 			return nil, err
 		}
-		dest = d.q
+		dest = destState.q
 	}
 	rate := 0
 	if r := in.MaxNumberOfMessagesPerSecond; r != nil {
@@ -94,11 +97,14 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	}
 	// The check of the messages' sources, the start and the registration happen under the registry lock, so
 	// a DeleteQueue comes wholly before them or after (and then cancels the task if it must, see
-	// cancelReturnsLocked).
+	// cancelMovesIntoLocked).
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.queues[src.name] != src {
 		return nil, newError(codeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
+	if destState != nil && s.queues[destState.name] != destState {
+		return nil, newError(codeResourceNotFound, "The resource that you specified for the DestinationArn parameter doesn't exist.")
 	}
 	if dest == nil {
 		// fifoq would return such a message to the deleted queue, where nobody can reach it.
@@ -115,7 +121,7 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 		}
 		return nil, coreError(terr, errCtx{queue: src.q})
 	}
-	t := &moveTask{handle: newTaskHandle(src.arn), task: task, source: src, destARN: in.DestinationArn, rateGiven: in.MaxNumberOfMessagesPerSecond != nil}
+	t := &moveTask{handle: newTaskHandle(src.arn), task: task, source: src, dest: destState, destARN: in.DestinationArn, rateGiven: in.MaxNumberOfMessagesPerSecond != nil}
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	s.tasksMu.Lock()

@@ -16,6 +16,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
+
+	"github.com/fifoq/fifoq"
 )
 
 // maxBodyBytes bounds a request body. The largest valid request, a SendMessageBatch of 1 MiB of messages,
@@ -35,6 +38,10 @@ type encoder interface {
 	num(name string, v int64)
 	boolean(name string, v bool)
 	blob(name string, v []byte)
+	// md5Body and md5Attributes write the hex MD5 digest of a message body or of message attributes
+	// (package sqsmd5), straight into the response.
+	md5Body(name, body string)
+	md5Attributes(name string, attrs map[string]fifoq.Attribute)
 	// beginList opens a list: a JSON array called name, or in XML a run of <item> elements.
 	beginList(name, item string)
 	endList()
@@ -75,6 +82,53 @@ func handle[T any, P interface {
 	}
 }
 
+// handlePooled is handle for the actions on the hot path: their input is kept in the pooled call (in
+// returns it), so decoding it allocates no input.
+func handlePooled[P queryInput](in func(c *call) P, run func(*Server, *call, P) (output, error)) handler {
+	return func(s *Server, c *call) (output, error) {
+		p := in(c)
+		if err := c.decode(p); err != nil {
+			return nil, err
+		}
+		return run(s, c, p)
+	}
+}
+
+// hotPath holds the inputs and outputs of the actions on the hot path (sending, receiving, batch
+// deleting), kept with the pooled call rather than allocated per request. Everything is cleared when the
+// call goes back to the pool; the slices keep their arrays (up to a batch's worth).
+type hotPath struct {
+	send      sendMessageInput
+	sendBatch sendMessageBatchInput
+	receive   receiveMessageInput
+	delBatch  deleteMessageBatchInput
+
+	sent      sendResult
+	sentBatch sendBatchOutput
+	received  receiveOutput
+	deleted   idBatchOutput
+}
+
+// reset clears h for the next request, keeping the arrays of batch-sized slices.
+func (h *hotPath) reset() {
+	sendEntries := keep(h.sendBatch.Entries)
+	delEntries := keep(h.delBatch.Entries)
+	sentOK := keep(h.sentBatch.ok)
+	deletedOK := keep(h.deleted.ok)
+	*h = hotPath{}
+	h.sendBatch.Entries, h.delBatch.Entries = sendEntries, delEntries
+	h.sentBatch.ok, h.deleted.ok = sentOK, deletedOK
+}
+
+// keep returns s cleared and emptied, to be reused, or nil when its array is larger than a batch.
+func keep[E any](s []E) []E {
+	if cap(s) > maxBatchEntries {
+		return nil
+	}
+	clear(s)
+	return s[:0]
+}
+
 // A call is one request being served. Calls are pooled with their buffers.
 type call struct {
 	w         http.ResponseWriter
@@ -86,11 +140,14 @@ type call struct {
 	buf       []byte
 	form      form
 	requestID string
-	status    int  // of the response, for the log
-	canceled  bool // the action ended early because the request's context ended (see inProcess)
+	headers   *responseHeaders // holds requestID
+	status    int              // of the response, for the log
+	canceled  bool             // the action ended early because the request's context ended (see inProcess)
 	jenc      jsonEncoder
 	xenc      xmlEncoder
 	jdec      jsonDecoder
+	body1     io.LimitedReader // reads a body of known length
+	hot       hotPath
 }
 
 var callPool = sync.Pool{New: func() any { return new(call) }}
@@ -106,7 +163,8 @@ var (
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := callPool.Get().(*call)
 	c.w, c.r, c.ctx = w, r, r.Context()
-	c.requestID = s.requestID()
+	c.headers = newResponseHeaders()
+	c.requestID = c.headers.requestID[0]
 	var start time.Time
 	debugLog := s.log.Enabled(c.ctx, slog.LevelDebug)
 	if debugLog {
@@ -140,7 +198,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if cap(c.jdec.scratch) > maxPooledBytes {
 			c.jdec.scratch = nil
 		}
-		*c = call{buf: c.buf[:0], jenc: c.jenc, xenc: c.xenc, jdec: jsonDecoder{scratch: c.jdec.scratch[:0]}}
+		c.hot.reset()
+		*c = call{buf: c.buf[:0], jenc: c.jenc, xenc: c.xenc, jdec: jsonDecoder{scratch: c.jdec.scratch[:0]}, hot: c.hot}
 		callPool.Put(c)
 	}()
 
@@ -178,9 +237,26 @@ func (c *call) read() error {
 		}
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		body := http.MaxBytesReader(c.w, r.Body, maxBodyBytes)
+		var body io.Reader
+		if r.ContentLength >= 0 && r.ContentLength <= maxBodyBytes {
+			// The length is known and allowed, so no http.MaxBytesReader (an allocation): read up to the
+			// limit and one byte more, which tells a body over the limit (net/http's server gives no more
+			// than Content-Length, but another caller of ServeHTTP might) from one that is not.
+			c.body1 = io.LimitedReader{R: r.Body, N: maxBodyBytes + 1}
+			body = &c.body1
+			// Room for it up front, up to what the pool keeps: a client cannot make the server allocate
+			// much more than it sends by stating a large length.
+			if n := min(int(r.ContentLength)+1, maxPooledBytes); cap(c.buf) < n {
+				c.buf = make([]byte, 0, n)
+			}
+		} else {
+			body = http.MaxBytesReader(c.w, r.Body, maxBodyBytes)
+		}
 		buf, err := readAll(c.buf[:0], body)
 		c.buf = buf
+		if err == nil && len(buf) > maxBodyBytes {
+			return errTooLarge
+		}
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
@@ -279,7 +355,7 @@ func (c *call) queueURL(s *Server, name string) string {
 func (c *call) succeed(out output) {
 	c.status = http.StatusOK
 	h := c.w.Header()
-	h["X-Amzn-Requestid"] = []string{c.requestID}
+	h["X-Amzn-Requestid"] = c.headers.requestID[:]
 	if c.json {
 		h["Content-Type"] = jsonContentType
 		e := &c.jenc
@@ -287,7 +363,9 @@ func (c *call) succeed(out output) {
 		if out != nil {
 			out.encode(e)
 		}
-		c.w.Write(e.finish())
+		b := e.finish()
+		h["Content-Length"] = c.headers.contentLength(len(b))
+		c.w.Write(b)
 		return
 	}
 	h["Content-Type"] = xmlContentType
@@ -307,6 +385,7 @@ func (c *call) succeed(out output) {
 	e.b = append(e.b, "</RequestId></ResponseMetadata></"...)
 	e.b = append(e.b, c.action...)
 	e.b = append(e.b, "Response>"...)
+	h["Content-Length"] = c.headers.contentLength(len(e.b))
 	c.w.Write(e.b)
 }
 
@@ -329,7 +408,7 @@ func (c *call) fail(s *Server, err error) {
 	}
 	c.status = ae.status
 	h := c.w.Header()
-	h["X-Amzn-Requestid"] = []string{c.requestID}
+	h["X-Amzn-Requestid"] = c.headers.requestID[:]
 	if c.json {
 		h["Content-Type"] = jsonContentType
 		h["X-Amzn-Query-Error"] = []string{ae.code + ";" + fault}
@@ -366,11 +445,23 @@ var (
 	requestCounter atomic.Uint64
 )
 
-func (s *Server) requestID() string {
+// responseHeaders holds the header values of one response that differ from response to response, made
+// in one allocation: the request id, and the Content-Length of a successful response. Each value is a
+// string over bytes of buf that are written once, before the string is made, and never again; the header
+// map takes the slices, which outlive the call (an in-process response keeps its header).
+type responseHeaders struct {
+	requestID [1]string
+	length    [1]string
+	buf       [36 + 20]byte // the request id, then the length's digits
+}
+
+// newResponseHeaders makes the headers of a new request, with its request id.
+func newResponseHeaders() *responseHeaders {
 	const hexDigits = "0123456789abcdef"
+	h := new(responseHeaders)
 	n := requestCounter.Add(1)
-	var b [36]byte
-	copy(b[:], requestPrefix) // 19 bytes: xxxxxxxx-xxxx-xxxx-
+	b := h.buf[:36]
+	copy(b, requestPrefix) // 19 bytes: xxxxxxxx-xxxx-xxxx-
 	b[23] = '-'
 	for i := 35; i >= 19; i-- {
 		if i == 23 {
@@ -379,7 +470,15 @@ func (s *Server) requestID() string {
 		b[i] = hexDigits[n&0xF]
 		n >>= 4
 	}
-	return string(b[:])
+	h.requestID[0] = unsafe.String(&h.buf[0], 36)
+	return h
+}
+
+// contentLength returns the Content-Length header value of a body of n bytes. It is called once.
+func (h *responseHeaders) contentLength(n int) []string {
+	digits := strconv.AppendInt(h.buf[36:36], int64(n), 10)
+	h.length[0] = unsafe.String(&digits[0], len(digits))
+	return h.length[:]
 }
 
 // itoa formats an integer for attribute values.

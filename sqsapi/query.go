@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/sqsmd5"
 )
 
 // form holds the parameters of a query-protocol request (awsQuery): the form-encoded body of a POST, or the
@@ -35,12 +36,21 @@ func (f *form) get(name string) string {
 
 func (f *form) has(name string) bool { return len(f.values[name]) > 0 }
 
-// optString returns the parameter, or nil when it is absent (an empty value is present).
-func (f *form) optString(name string) *string {
+// optString returns the parameter, unset when it is absent (an empty value is present).
+func (f *form) optString(name string) optString {
 	if v := f.values[name]; len(v) > 0 {
-		return &v[0]
+		return optString{v[0], true}
 	}
-	return nil
+	return optString{}
+}
+
+// optIntValue is optInt as an optInt value.
+func (f *form) optIntValue(name string) (optInt, *apiError) {
+	p, err := f.optInt(name)
+	if p == nil || err != nil {
+		return optInt{}, err
+	}
+	return optInt{*p, true}, nil
 }
 
 // optInt returns the integer parameter, or nil when it is absent.
@@ -211,6 +221,18 @@ func (e *xmlEncoder) num(name string, v int64) {
 func (e *xmlEncoder) boolean(name string, v bool) {
 	e.start(name)
 	e.b = strconv.AppendBool(e.b, v)
+	e.end(name)
+}
+
+func (e *xmlEncoder) md5Body(name, body string) {
+	e.start(name)
+	e.b = sqsmd5.AppendBody(e.b, body) // hex digits: nothing to escape
+	e.end(name)
+}
+
+func (e *xmlEncoder) md5Attributes(name string, attrs map[string]fifoq.Attribute) {
+	e.start(name)
+	e.b = sqsmd5.AppendAttributes(e.b, attrs)
 	e.end(name)
 }
 

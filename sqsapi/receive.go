@@ -12,30 +12,30 @@ import (
 // ReceiveMessage.
 
 type receiveMessageInput struct {
-	QueueUrl                    string
+	QueueUrl                    []byte // needed only while the request is served
 	AttributeNames              []string
 	MessageSystemAttributeNames []string
 	MessageAttributeNames       []string
-	MaxNumberOfMessages         *int
-	VisibilityTimeout           *int
-	WaitTimeSeconds             *int
-	ReceiveRequestAttemptId     *string
+	MaxNumberOfMessages         optInt
+	VisibilityTimeout           optInt
+	WaitTimeSeconds             optInt
+	ReceiveRequestAttemptId     optString
 }
 
 func (in *receiveMessageInput) fromQuery(f *form) error {
-	in.QueueUrl = f.get("QueueUrl")
+	in.QueueUrl = []byte(f.get("QueueUrl"))
 	// The SDKs send MessageSystemAttributeNames as AttributeName.N too; accept its own name as well.
 	in.AttributeNames = f.list("AttributeName")
 	in.MessageSystemAttributeNames = f.list("MessageSystemAttributeName")
 	in.MessageAttributeNames = f.list("MessageAttributeName")
 	var err *apiError
-	if in.MaxNumberOfMessages, err = f.optInt("MaxNumberOfMessages"); err != nil {
+	if in.MaxNumberOfMessages, err = f.optIntValue("MaxNumberOfMessages"); err != nil {
 		return err
 	}
-	if in.VisibilityTimeout, err = f.optInt("VisibilityTimeout"); err != nil {
+	if in.VisibilityTimeout, err = f.optIntValue("VisibilityTimeout"); err != nil {
 		return err
 	}
-	if in.WaitTimeSeconds, err = f.optInt("WaitTimeSeconds"); err != nil {
+	if in.WaitTimeSeconds, err = f.optIntValue("WaitTimeSeconds"); err != nil {
 		return err
 	}
 	in.ReceiveRequestAttemptId = f.optString("ReceiveRequestAttemptId")
@@ -72,30 +72,30 @@ var systemAttributeBits = map[string]uint16{
 // options checks the receive's parameters and converts them: an explicit 0 becomes fifoq.ExplicitZero.
 func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiError) {
 	var o fifoq.ReceiveOptions
-	if n := in.MaxNumberOfMessages; n != nil {
-		if *n < 1 || *n > 10 {
-			return o, invalidValue(*n, "MaxNumberOfMessages", "Must be between 1 and 10, if provided.")
+	if n := in.MaxNumberOfMessages; n.set {
+		if n.v < 1 || n.v > 10 {
+			return o, invalidValue(n.v, "MaxNumberOfMessages", "Must be between 1 and 10, if provided.")
 		}
-		o.MaxMessages = *n
+		o.MaxMessages = n.v
 	}
-	if w := in.WaitTimeSeconds; w != nil {
-		if *w < 0 || *w > 20 {
-			return o, invalidValue(*w, "WaitTimeSeconds", "Must be >= 0 and <= 20, if provided.")
+	if w := in.WaitTimeSeconds; w.set {
+		if w.v < 0 || w.v > 20 {
+			return o, invalidValue(w.v, "WaitTimeSeconds", "Must be >= 0 and <= 20, if provided.")
 		}
-		o.WaitTime = seconds(*w)
+		o.WaitTime = seconds(w.v)
 	}
-	if v := in.VisibilityTimeout; v != nil {
-		if *v < 0 || *v > maxVisibilitySeconds {
-			return o, invalidValue(*v, "VisibilityTimeout", "Must be >= 0 and <= "+strconv.Itoa(maxVisibilitySeconds)+", if provided.")
+	if v := in.VisibilityTimeout; v.set {
+		if v.v < 0 || v.v > maxVisibilitySeconds {
+			return o, invalidValue(v.v, "VisibilityTimeout", "Must be >= 0 and <= "+strconv.Itoa(maxVisibilitySeconds)+", if provided.")
 		}
-		o.VisibilityTimeout = seconds(*v)
+		o.VisibilityTimeout = seconds(v.v)
 	}
-	if a := in.ReceiveRequestAttemptId; a != nil && fifo {
-		if *a == "" {
+	if a := in.ReceiveRequestAttemptId; a.set && fifo {
+		if a.v == "" {
 			return o, invalidValue("", "ReceiveRequestAttemptId", "ReceiveRequestAttemptId can only include "+
 				"alphanumeric and punctuation characters. 1 to 128 in length.")
 		}
-		o.AttemptID = *a
+		o.AttemptID = a.v
 	}
 	return o, nil
 }
@@ -109,7 +109,7 @@ func seconds(n int) time.Duration {
 }
 
 func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	qs, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +121,12 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 	if err != nil {
 		if isContextErr(err) && c.ctx.Err() != nil {
 			c.canceled = true
-			return &receiveOutput{}, nil // the caller is gone or the server is closing: nothing was received
+			return &c.hot.received, nil // empty; the caller is gone or the server is closing: nothing was received
 		}
 		return nil, coreError(err, errCtx{queue: qs.q, attempt: o.AttemptID})
 	}
-	out := &receiveOutput{s: s, deliveries: ds, fifo: qs.q.FIFO()}
+	out := &c.hot.received
+	*out = receiveOutput{s: s, deliveries: ds, fifo: qs.q.FIFO()}
 	for _, name := range in.AttributeNames {
 		out.system |= systemAttributeBits[name]
 	}
@@ -161,7 +162,7 @@ func (o *receiveOutput) encode(e encoder) {
 func (o *receiveOutput) encodeMessage(e encoder, d *fifoq.Delivery) {
 	e.str("MessageId", d.MessageID)
 	e.str("ReceiptHandle", d.ReceiptHandle)
-	e.str("MD5OfBody", sqsmd5.Body(d.Body))
+	e.md5Body("MD5OfBody", d.Body)
 	e.str("Body", d.Body)
 	if o.system != 0 {
 		o.encodeSystem(e, d)
@@ -170,7 +171,7 @@ func (o *receiveOutput) encodeMessage(e encoder, d *fifoq.Delivery) {
 	if len(attrs) == 0 {
 		return
 	}
-	e.str("MD5OfMessageAttributes", sqsmd5.Attributes(attrs))
+	e.md5Attributes("MD5OfMessageAttributes", attrs)
 	e.beginMap("MessageAttributes", "MessageAttribute", "Name", "Value")
 	for name, a := range attrs {
 		e.beginMapItem(name)

@@ -1,10 +1,12 @@
 package sqsapi
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/fifoq/fifoq"
 )
@@ -91,35 +93,47 @@ func (s *Server) queueOfARN(arn string) *queueState {
 // resolve returns the queue a QueueUrl names. Only the URL's path counts (/account/name), so any host
 // will do. A query-protocol request without a QueueUrl may be sent to the queue's URL instead.
 func (s *Server) resolve(c *call, queueURL string) (*queueState, error) {
-	if queueURL == "" && !c.json && strings.Count(strings.Trim(c.r.URL.Path, "/"), "/") >= 1 {
-		queueURL = c.r.URL.Path
+	// resolveBytes only reads the bytes and keeps none of them.
+	return s.resolveBytes(c, unsafe.Slice(unsafe.StringData(queueURL), len(queueURL)))
+}
+
+// resolveBytes is resolve from the bytes of the QueueUrl, which it only reads: the actions on the hot path
+// look their queue up from the request body, with no string made of the URL.
+func (s *Server) resolveBytes(c *call, queueURL []byte) (*queueState, error) {
+	if len(queueURL) == 0 && !c.json && strings.Count(strings.Trim(c.r.URL.Path, "/"), "/") >= 1 {
+		return s.resolve(c, c.r.URL.Path)
 	}
-	if queueURL == "" {
+	if len(queueURL) == 0 {
 		return nil, missing("QueueUrl")
 	}
 	path := queueURL
-	if _, rest, ok := strings.Cut(queueURL, "://"); ok {
-		_, path, _ = strings.Cut(rest, "/")
+	if _, rest, ok := bytes.Cut(queueURL, schemeSep); ok {
+		_, path, _ = bytes.Cut(rest, slash)
 	}
-	path, _, _ = strings.Cut(path, "?")
-	path = strings.Trim(path, "/")
-	i := strings.LastIndexByte(path, '/')
+	path, _, _ = bytes.Cut(path, question)
+	path = bytes.Trim(path, "/")
+	i := bytes.LastIndexByte(path, '/')
 	if i < 0 {
 		return nil, queueDoesNotExist(!c.json)
 	}
 	name, account := path[i+1:], path[:i]
-	if j := strings.LastIndexByte(account, '/'); j >= 0 {
+	if j := bytes.LastIndexByte(account, '/'); j >= 0 {
 		account = account[j+1:]
 	}
-	if account != s.account {
+	if string(account) != s.account {
 		return nil, queueDoesNotExist(!c.json)
 	}
-	qs := s.lookup(name)
+	s.mu.RLock()
+	qs := s.queues[string(name)]
+	s.mu.RUnlock()
 	if qs == nil {
 		return nil, queueDoesNotExist(!c.json)
 	}
 	return qs, nil
 }
+
+// Separators of resolveBytes.
+var schemeSep, slash, question = []byte("://"), []byte("/"), []byte("?")
 
 // createQueue creates a queue, or returns the existing one when attributes agree with it (CreateQueue).
 func (s *Server) createQueue(name string, attrs map[string]string, tags map[string]string) (*queueState, *apiError) {
@@ -203,13 +217,9 @@ func (s *Server) deleteQueue(qs *queueState) {
 	s.deleted[qs.name] = now
 	s.deletions++
 
-	for _, src := range s.queues {
-		s.detachLocked(src, qs)
-		s.cancelReturnsLocked(src, qs)
-	}
-
+	// First the queue's own redrive policy: once it is gone, no receive still under way can move a message
+	// of this queue into a dead-letter queue, where the scan below would miss it.
 	qs.mu.Lock()
-	defer qs.mu.Unlock()
 	if qs.pendingDLQ != "" {
 		s.unpendLocked(qs, qs.pendingDLQ)
 		qs.pendingDLQ, qs.pendingCount = "", 0
@@ -221,6 +231,13 @@ func (s *Server) deleteQueue(qs *queueState) {
 			s.log.Warn("sqsapi: dropping the redrive policy of a deleted queue", "queue", qs.name, "error", err)
 		}
 	}
+	qs.mu.Unlock()
+	for _, other := range s.queues {
+		s.detachLocked(other, qs)
+		s.cancelMovesIntoLocked(other, qs)
+	}
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
 	s.tasksMu.Lock()
 	for _, t := range qs.tasks {
 		_ = t.task.Cancel() // an ended task returns ErrMoveTaskNotRunning: nothing to do
@@ -281,18 +298,25 @@ func (s *Server) rebindLocked(dlq *queueState) {
 	}
 }
 
-// cancelReturnsLocked cancels dlq's running move task if it returns messages to their sources and dlq
-// holds a message from gone, a queue being deleted: it would move it into the deleted queue. A batch of
-// up to 10 messages the task already took still goes there (fifoq cannot make a move fail). s.mu must be
-// held for writing.
-func (s *Server) cancelReturnsLocked(dlq, gone *queueState) {
+// cancelMovesIntoLocked cancels dlq's running move task if it would move messages into gone, a queue being
+// deleted: a task whose destination is gone, or one that returns messages to their sources while dlq holds
+// a message from gone. A batch of up to 10 messages the task already took still goes there (fifoq cannot
+// make a move fail). s.mu must be held for writing.
+func (s *Server) cancelMovesIntoLocked(dlq, gone *queueState) {
 	dlq.mu.Lock()
 	var t *moveTask
-	if n := len(dlq.tasks); n > 0 && dlq.tasks[n-1].destARN == "" {
+	if n := len(dlq.tasks); n > 0 {
 		t = dlq.tasks[n-1]
 	}
 	dlq.mu.Unlock()
 	if t == nil || t.task.Status().State != fifoq.MoveTaskRunning {
+		return
+	}
+	if t.dest == gone {
+		_ = t.task.Cancel() // it may have ended meanwhile
+		return
+	}
+	if t.dest != nil {
 		return
 	}
 	for m := range dlq.q.Messages() {

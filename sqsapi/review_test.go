@@ -592,3 +592,25 @@ func TestRvAbortHandlerPanics(t *testing.T) {
 	}()
 	require.Equal(t, http.ErrAbortHandler, got, "ServeHTTP must panic on with http.ErrAbortHandler; it wrote %d %s", w.Code, w.Body)
 }
+
+// Deleting the destination of a running move task cancels the task: it would move the rest of the
+// messages into the deleted queue, out of reach.
+func TestRvDeleteCancelsMoveTaskIntoIt(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := rvMoveSetup(t)
+		e.create("rv-dest", nil)
+		e.ok("StartMessageMoveTask", rvKV{"SourceArn": rvARN + "rv-dlq", "DestinationArn": rvARN + "rv-dest",
+			"MaxNumberOfMessagesPerSecond": 1}, nil)
+		synctest.Wait() // the task moved m1 and waits a second
+		require.Equal(t, 2, e.visible("rv-dlq"))
+		e.deleteQueue("rv-dest")
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		require.Equal(t, 2, e.visible("rv-dlq"), "m2 and m3 stay in the dead-letter queue")
+		var out struct{ Results []struct{ Status string } }
+		e.ok("ListMessageMoveTasks", rvKV{"SourceArn": rvARN + "rv-dlq"}, &out)
+		require.Len(t, out.Results, 1)
+		require.Equal(t, "CANCELLED", out.Results[0].Status)
+	})
+}

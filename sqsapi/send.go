@@ -19,11 +19,11 @@ import (
 type sendEntry struct {
 	Id                      string // batch only
 	MessageBody             string
-	DelaySeconds            *int
+	DelaySeconds            optInt
 	MessageAttributes       map[string]fifoq.Attribute
 	MessageSystemAttributes map[string]fifoq.Attribute
-	MessageDeduplicationId  *string
-	MessageGroupId          *string
+	MessageDeduplicationId  optString
+	MessageGroupId          optString
 
 	// attributesGiven is how many message attributes a query-protocol form gave when it gave more than the
 	// 11 it decodes (see form.attributes); 0 otherwise.
@@ -35,7 +35,7 @@ func (e *sendEntry) fromQuery(f *form, prefix string) error {
 	e.Id = f.get(prefix + "Id")
 	e.MessageBody = f.get(prefix + "MessageBody")
 	var err *apiError
-	if e.DelaySeconds, err = f.optInt(prefix + "DelaySeconds"); err != nil {
+	if e.DelaySeconds, err = f.optIntValue(prefix + "DelaySeconds"); err != nil {
 		return err
 	}
 	if e.MessageAttributes, e.attributesGiven, err = f.attributes(prefix + "MessageAttribute"); err != nil {
@@ -56,29 +56,29 @@ const maxAttributes = 10
 // also returns the system attributes, which the message cannot carry.
 func (e *sendEntry) message(fifo bool) (fifoq.Message, systemAttrs, *apiError) {
 	m := fifoq.Message{Body: e.MessageBody}
-	if d := e.DelaySeconds; d != nil {
+	if d := e.DelaySeconds; d.set {
 		switch {
-		case *d < 0 || *d > maxDelaySeconds:
-			return m, systemAttrs{}, invalidValue(*d, "DelaySeconds", "DelaySeconds must be >= 0 and <= "+strconv.Itoa(maxDelaySeconds)+".")
-		case *d == 0:
+		case d.v < 0 || d.v > maxDelaySeconds:
+			return m, systemAttrs{}, invalidValue(d.v, "DelaySeconds", "DelaySeconds must be >= 0 and <= "+strconv.Itoa(maxDelaySeconds)+".")
+		case d.v == 0:
 			m.Delay = fifoq.ExplicitZero
 		default:
-			m.Delay = time.Duration(*d) * time.Second
+			m.Delay = time.Duration(d.v) * time.Second
 		}
 	}
-	if g := e.MessageGroupId; g != nil {
-		if *g == "" {
+	if g := e.MessageGroupId; g.set {
+		if g.v == "" {
 			return m, systemAttrs{}, invalidValue("", "MessageGroupId", "MessageGroupId can only include alphanumeric and "+
 				"punctuation characters. 1 to 128 in length.")
 		}
-		m.GroupID = *g
+		m.GroupID = g.v
 	}
-	if d := e.MessageDeduplicationId; d != nil {
-		if *d == "" && fifo {
+	if d := e.MessageDeduplicationId; d.set {
+		if d.v == "" && fifo {
 			return m, systemAttrs{}, invalidValue("", "MessageDeduplicationId", "MessageDeduplicationId can only include "+
 				"alphanumeric and punctuation characters. 1 to 128 in length.")
 		}
-		m.DeduplicationID = *d
+		m.DeduplicationID = d.v
 	}
 	if err := checkUserAttributes(e.MessageAttributes, max(e.attributesGiven, len(e.MessageAttributes))); err != nil {
 		return m, systemAttrs{}, err
@@ -158,10 +158,13 @@ func entrySize(e *sendEntry) int {
 	return n
 }
 
-// sendResult is the result of one sent message.
+// sendResult is the result of one sent message. The digests of the body and attributes are written
+// straight into the response as it is encoded.
 type sendResult struct {
 	id, messageID, sequenceNumber string
-	md5Body, md5Attrs, md5System  string
+	body                          string
+	attrs                         map[string]fifoq.Attribute
+	md5System                     string
 }
 
 func (r *sendResult) encode(e encoder) {
@@ -169,9 +172,9 @@ func (r *sendResult) encode(e encoder) {
 		e.str("Id", r.id)
 	}
 	e.str("MessageId", r.messageID)
-	e.str("MD5OfMessageBody", r.md5Body)
-	if r.md5Attrs != "" {
-		e.str("MD5OfMessageAttributes", r.md5Attrs)
+	e.md5Body("MD5OfMessageBody", r.body)
+	if len(r.attrs) > 0 {
+		e.md5Attributes("MD5OfMessageAttributes", r.attrs)
 	}
 	if r.md5System != "" {
 		e.str("MD5OfMessageSystemAttributes", r.md5System)
@@ -186,26 +189,22 @@ func (s *Server) sent(id string, m *fifoq.Message, r fifoq.SendResult, sys syste
 	if sys.traceHeader != "" && !r.Duplicate {
 		s.traces.put(r.MessageID, sys.traceHeader, s.now())
 	}
-	out := sendResult{id: id, messageID: r.MessageID, sequenceNumber: r.SequenceNumber, md5System: sys.md5}
-	out.md5Body = sqsmd5.Body(m.Body)
-	if len(m.Attributes) > 0 {
-		out.md5Attrs = sqsmd5.Attributes(m.Attributes)
-	}
-	return out
+	return sendResult{id: id, messageID: r.MessageID, sequenceNumber: r.SequenceNumber, body: m.Body,
+		attrs: m.Attributes, md5System: sys.md5}
 }
 
 type sendMessageInput struct {
-	QueueUrl string
+	QueueUrl []byte // needed only while the request is served
 	sendEntry
 }
 
 func (in *sendMessageInput) fromQuery(f *form) error {
-	in.QueueUrl = f.get("QueueUrl")
+	in.QueueUrl = []byte(f.get("QueueUrl"))
 	return in.sendEntry.fromQuery(f, "")
 }
 
 func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	qs, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -218,19 +217,20 @@ func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
 		failed := m // a copy, so that m stays on the stack
 		return nil, coreError(err, errCtx{queue: qs.q, message: &failed})
 	}
-	out := s.sent("", &m, r, sys)
-	return &out, nil
+	out := &c.hot.sent
+	*out = s.sent("", &m, r, sys)
+	return out, nil
 }
 
 type sendMessageBatchInput struct {
-	QueueUrl string
+	QueueUrl []byte // needed only while the request is served
 	Entries  []sendEntry
 
 	entriesGiven int // entries a query-protocol form gave, of which it decodes 11 at most; 0 from JSON
 }
 
 func (in *sendMessageBatchInput) fromQuery(f *form) error {
-	in.QueueUrl = f.get("QueueUrl")
+	in.QueueUrl = []byte(f.get("QueueUrl"))
 	const prefix = "SendMessageBatchRequestEntry"
 	ns, given := f.indices(prefix, maxBatchEntries+1)
 	in.entriesGiven = given
@@ -248,7 +248,7 @@ func (in *sendMessageBatchInput) fromQuery(f *form) error {
 const maxBatchBytes = 1 << 20
 
 func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	qs, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 		return nil, newError(codeBatchTooLong, "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxBatchBytes, size)
 	}
 
-	out := &sendBatchOutput{}
+	out := &c.hot.sentBatch
 	fifo := qs.q.FIFO()
 	var (
 		msgBuf    [maxBatchEntries]fifoq.Message
@@ -289,7 +289,9 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 		if err := sortEntryErrors(err, len(msgs), &entryErrs); err != nil {
 			return nil, coreError(err, errCtx{queue: qs.q, batch: true})
 		}
-		out.ok = make([]sendResult, 0, len(msgs))
+		if cap(out.ok) < len(msgs) {
+			out.ok = make([]sendResult, 0, max(len(msgs), maxBatchEntries))
+		}
 		for k := range msgs {
 			i := index[k]
 			if entryErrs[k] != nil {

@@ -1,6 +1,7 @@
 package sqsmd5
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fifoq/fifoq"
@@ -53,5 +54,30 @@ func TestBodyAllocs(t *testing.T) {
 	}
 	if Body("") != "d41d8cd98f00b204e9800998ecf8427e" {
 		t.Error("MD5 of the empty string")
+	}
+}
+
+// The Append forms write the same digests, and allocate nothing into a buffer with room.
+func TestAppendAllocs(t *testing.T) {
+	attrs := map[string]fifoq.Attribute{
+		"b": {DataType: "Binary.png", BinaryValue: []byte{0, 1, 2}},
+		"a": {DataType: "Number", StringValue: "42"},
+	}
+	buf := make([]byte, 0, 64)
+	if got := string(AppendAttributes(buf[:0], attrs)); got != Attributes(attrs) || got != "0af94436c4e29ea09bd7d9e94e1e1b7f" {
+		t.Errorf("AppendAttributes: %s", got)
+	}
+	if got := string(AppendBody([]byte("x"), "foobar")); got != "x3858f62230ac3c915f300c664312c63f" {
+		t.Errorf("AppendBody: %s", got)
+	}
+	big := map[string]fifoq.Attribute{"big": {DataType: "String", StringValue: strings.Repeat("v", 4000)}}
+	if AppendAttributes(nil, big) == nil || Attributes(big) != string(AppendAttributes(nil, big)) {
+		t.Error("large attributes")
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		buf = AppendBody(buf[:0], "body")
+		buf = AppendAttributes(buf, attrs)
+	}); n != 0 {
+		t.Errorf("Append forms allocate %v times, want 0", n)
 	}
 }
