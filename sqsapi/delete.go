@@ -14,22 +14,37 @@ import (
 // maxBatchEntries is the most entries a batch action takes (spec 7.2.1).
 const maxBatchEntries = 10
 
-// checkBatch checks the number of entries of a batch action, n, and their ids, which fail the whole request
-// (spec 7.2.1). With more than maxBatchEntries entries, ids may hold only some of them.
-func checkBatch(n int, ids []string, entryName string) *apiError {
+// batchEntry is an entry of a batch action, known by its Id.
+type batchEntry[E any] interface {
+	*E
+	entryID() string
+}
+
+func (e *deleteEntry) entryID() string     { return e.Id }
+func (e *visibilityEntry) entryID() string { return e.Id }
+func (e *sendEntry) entryID() string       { return e.Id }
+
+// checkBatch checks the number of entries of a batch action and their ids, which fail the whole request
+// (spec 7.2.1). given is the number of entries the request had: with more than maxBatchEntries, entries
+// holds only some of them.
+func checkBatch[E any, P batchEntry[E]](given int, entries []E, entryName string) *apiError {
+	n := max(given, len(entries))
 	switch {
 	case n == 0:
 		return newError(codeEmptyBatch, "There should be at least one %s in the request.", entryName)
 	case n > maxBatchEntries:
 		return newError(codeTooManyEntries, "Maximum number of entries per request are %d. You have sent %d.", maxBatchEntries, n)
 	}
-	for i, id := range ids {
+	for i := range entries {
+		id := P(&entries[i]).entryID()
 		if !validBatchID(id) {
 			return newError(codeInvalidBatchEntryID, "A batch entry id can only contain alphanumeric characters, "+
 				"hyphens and underscores. It can be at most 80 letters long.")
 		}
-		if slices.Contains(ids[:i], id) {
-			return newError(codeIDsNotDistinct, "Id %s repeated.", id)
+		for j := range i {
+			if P(&entries[j]).entryID() == id {
+				return newError(codeIDsNotDistinct, "Id %s repeated.", id)
+			}
 		}
 	}
 	return nil
@@ -138,12 +153,7 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 	if err != nil {
 		return nil, err
 	}
-	var idBuf [maxBatchEntries]string
-	ids := idBuf[:0]
-	for _, e := range in.Entries {
-		ids = append(ids, e.Id)
-	}
-	if err := checkBatch(max(in.entriesGiven, len(ids)), ids, "DeleteMessageBatchRequestEntry"); err != nil {
+	if err := checkBatch(in.entriesGiven, in.Entries, "DeleteMessageBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	out := &c.hot.deleted
@@ -301,12 +311,7 @@ func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchI
 	if err != nil {
 		return nil, err
 	}
-	var idBuf [maxBatchEntries]string
-	ids := idBuf[:0]
-	for _, e := range in.Entries {
-		ids = append(ids, e.Id)
-	}
-	if err := checkBatch(max(in.entriesGiven, len(ids)), ids, "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
+	if err := checkBatch(in.entriesGiven, in.Entries, "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	out := &idBatchOutput{entry: "ChangeMessageVisibilityBatchResultEntry"}

@@ -145,7 +145,7 @@ func TestRvQueryFormOnePass(t *testing.T) {
 	require.Len(t, in.Entries[0].MessageAttributes, maxAttributes+1, "attributes decoded")
 	require.Equal(t, 5000, in.Entries[0].attributesGiven)
 
-	err := checkBatch(max(in.entriesGiven, len(in.Entries)), nil, "SendMessageBatchRequestEntry")
+	err := checkBatch(in.entriesGiven, in.Entries, "SendMessageBatchRequestEntry")
 	require.NotNil(t, err)
 	require.Equal(t, "Maximum number of entries per request are 10. You have sent 9990.", err.message)
 	_, _, aerr := in.Entries[0].message(false)

@@ -252,14 +252,11 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 	if err != nil {
 		return nil, err
 	}
-	var idBuf [maxBatchEntries]string
-	ids := idBuf[:0]
 	size := 0
 	for i := range in.Entries {
-		ids = append(ids, in.Entries[i].Id)
 		size += entrySize(&in.Entries[i])
 	}
-	if err := checkBatch(max(in.entriesGiven, len(ids)), ids, "SendMessageBatchRequestEntry"); err != nil {
+	if err := checkBatch(in.entriesGiven, in.Entries, "SendMessageBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	if size > maxBatchBytes {
@@ -277,7 +274,7 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 	for i := range in.Entries {
 		m, sys, err := in.Entries[i].message(fifo)
 		if err != nil {
-			out.failed = append(out.failed, failedEntry{i, ids[i], err})
+			out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, err})
 			continue
 		}
 		systemBuf[len(msgs)] = sys
@@ -296,10 +293,10 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 			i := index[k]
 			if entryErrs[k] != nil {
 				m := msgs[k] // a copy, so that msgBuf stays on the stack
-				out.failed = append(out.failed, failedEntry{i, ids[i], coreError(entryErrs[k], errCtx{queue: qs.q, message: &m, batch: true})})
+				out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, coreError(entryErrs[k], errCtx{queue: qs.q, message: &m, batch: true})})
 				continue
 			}
-			out.ok = append(out.ok, s.sent(ids[i], &msgs[k], results[k], systemBuf[k]))
+			out.ok = append(out.ok, s.sent(in.Entries[i].Id, &msgs[k], results[k], systemBuf[k]))
 		}
 	}
 	sortFailed(out.failed)
