@@ -67,8 +67,8 @@ var redriveMu sync.Mutex
 // The changes apply as SQS applies them (spec 4.6, 5.3): a new retention period applies to the messages
 // already stored, so shortening it can expire them at once; a new delay applies to the delayed messages of
 // a FIFO queue, counted from their send, and only to new messages on a standard queue. The other settings
-// apply from the next call that uses them, and a new deduplication scope does not carry over the
-// deduplication ids already seen.
+// apply from the next call that uses them; after a deduplication scope change the ids seen under the other
+// scope do not count, while those seen earlier under the same scope still do within their 5 minutes.
 func (q *Queue) SetAttributes(a Attributes) error {
 	redriveMu.Lock()
 	old := q.conf()
