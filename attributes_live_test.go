@@ -143,7 +143,10 @@ func TestAtDeduplicationScopeAppliesToNextSend(t *testing.T) {
 	require.False(t, send("g1", "e", "3"))
 	require.False(t, send("g2", "e", "4"), "scope messageGroup: the same id in another group is new")
 	require.True(t, send("g2", "e", "5"), "scope messageGroup: the same id in the same group is a duplicate")
-	require.Equal(t, []string{"1", "3", "4"}, atStored(q))
+	require.False(t, send("g3", "d", "6"), "scope messageGroup: d, seen under scope queue, does not count")
+	atSet(t, q, func(a *fifoq.Attributes) { a.DeduplicationScope = fifoq.DeduplicationScopeQueue })
+	require.True(t, send("g4", "d", "7"), "back to scope queue: d, seen under it within 5 minutes, counts again (README)")
+	require.Equal(t, []string{"1", "3", "4", "6"}, atStored(q))
 }
 
 // TestAtZeroScopeMeansQueue checks the documented zero DeduplicationScope of Attributes: SetAttributes takes
