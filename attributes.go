@@ -70,6 +70,9 @@ var redriveMu sync.Mutex
 // apply from the next call that uses them; after a deduplication scope change the ids seen under the other
 // scope do not count, while those seen earlier under the same scope still do within their 5 minutes.
 func (q *Queue) SetAttributes(a Attributes) error {
+	if err := q.check(); err != nil {
+		return err
+	}
 	redriveMu.Lock()
 	old := q.conf()
 	c, err := q.configWith(old, a)

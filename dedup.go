@@ -60,13 +60,15 @@ func (w *dedupWindow) add(key string, seq uint64, now tick) {
 }
 
 // expire turns the generations over once cur is 5 minutes old: every id in prev is then older than that.
-func (w *dedupWindow) expire(now tick) {
+// It reports whether it did.
+func (w *dedupWindow) expire(now tick) bool {
 	if now-w.curSince < dedupInterval {
-		return
+		return false
 	}
 	clear(w.prev)
 	w.cur, w.prev = w.prev, w.cur
 	w.curSince = now
+	return true
 }
 
 func (w *dedupWindow) clear() {

@@ -88,6 +88,11 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 		return nil, reject(ErrInvalidMoveTask, "destination %s is the source", q.name)
 	case dest != nil && dest.fifo != q.fifo:
 		return nil, reject(ErrInvalidMoveTask, "destination %s is not of the type of %s", dest.name, q.name)
+	case dest != nil && dest.st != q.st:
+		return nil, reject(ErrInvalidMoveTask, "destination %s is not in the store of %s", dest.name, q.name)
+	}
+	if err := q.check(); err != nil {
+		return nil, err
 	}
 	now := q.lock()
 	defer q.unlock()
@@ -182,6 +187,7 @@ func (t *MoveTask) end(s MoveTaskState, failure string) {
 type move struct {
 	to  *Queue
 	msg Message
+	seq uint64 // in the dead-letter queue
 }
 
 func (t *MoveTask) run() {
@@ -200,11 +206,20 @@ func (t *MoveTask) run() {
 			n = min(n, rate)
 		}
 		moves, failure := t.src.takeMoves(n, t.dest)
-		for _, mv := range moves {
-			mv.to.sendMoved(mv.msg)
+		for i := 0; i < len(moves); {
+			j := i + 1
+			for j < len(moves) && moves[j].to == moves[i].to {
+				j++
+			}
+			if err := moves[i].to.acceptMoves(t.src, moves[i:j]); err != nil {
+				failure = err.Error()
+				moves = moves[:i]
+				break
+			}
 			t.mu.Lock()
-			t.status.Moved++
+			t.status.Moved += j - i
 			t.mu.Unlock()
+			i = j
 		}
 		switch {
 		case failure != "":
@@ -234,14 +249,32 @@ func (t *MoveTask) pause(d time.Duration) bool {
 	}
 }
 
-// sendMoved stores a message a move task took out of a dead-letter queue, as a new message. It cannot
-// fail: the message passed the rules when it was first sent, and takeMoves checked it against this queue's
-// size limit. Deduplication does not apply: a move is not a producer's retry, and nothing may be lost.
-func (q *Queue) sendMoved(msg Message) {
-	m := newMessage(&msg)
+// acceptMoves stores the messages a move task took out of the dead-letter queue src, as new messages. The
+// rules cannot refuse them: they passed them when first sent, and takeMoves checked their size against this
+// queue's limit. Deduplication does not apply: a move is not a producer's retry, and nothing may be lost.
+//
+// In a store, the removal of the messages from src and their arrival here are one batch, committed under
+// this queue's lock, so a crash leaves each message in one queue or the other. Only a failure of the store
+// (or this queue deleted from it meanwhile) returns an error.
+func (q *Queue) acceptMoves(src *Queue, moves []move) error {
+	if err := q.check(); err != nil {
+		return err
+	}
+	var ms [maxBatchEntries]*message
+	for i := range moves {
+		ms[i] = newMessage(&moves[i].msg)
+	}
 	now := q.lock()
-	q.sendLocked(now, m, "")
-	q.unlock()
+	if q.st != nil {
+		b := q.batchLocked()
+		for _, mv := range moves {
+			src.deleteMessage(b, mv.seq)
+		}
+	}
+	for _, m := range ms[:len(moves)] {
+		q.sendLocked(now, m, "")
+	}
+	return q.unlock().wait(q.st)
 }
 
 // takeMoves takes up to n visible messages out of this dead-letter queue, oldest first (in the order they
@@ -275,12 +308,16 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 		}
 		to := dest
 		if to == nil && m.moved {
-			to = q.origins[m.seq].source
+			to = q.sourceLocked(q.origins[m.seq])
 		}
 		failure := ""
 		switch {
+		case to == nil && m.moved:
+			failure = fmt.Sprintf("message %s came from %s, which is not open", q.messageIDLocked(m), q.origins[m.seq].sourceName)
 		case to == nil:
 			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
+		case to.deleted.Load():
+			failure = fmt.Sprintf("the destination %s of message %s was deleted", to.name, q.messageIDLocked(m))
 		case rawSize(&m.msg) > to.conf().maxSize:
 			failure = fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
 		}
@@ -295,8 +332,8 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 		if !to.fifo {
 			msg.DeduplicationID = ""
 		}
-		moves = append(moves, move{to: to, msg: msg})
-		q.removeLocked(m) // on FIFO the group goes back in the tree if its next message is visible
+		moves = append(moves, move{to: to, msg: msg, seq: m.seq})
+		q.removeLocked(m) // on FIFO the group goes back in the tree if its next message is visible; acceptMoves records it
 	}
 	return moves, ""
 }

@@ -1,6 +1,7 @@
 package fifoq
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // A Queue is an in-process queue with the semantics of Amazon SQS: a FIFO queue when its name ends in ".fifo",
@@ -27,6 +30,14 @@ type Queue struct {
 	epoch   time.Time              // tick 0
 	tag     uint32                 // in every receipt handle, so a handle of another queue is refused
 	idNonce uint64                 // the first half of every MessageID
+
+	// A durable queue's store (nil for a queue in memory), its id and name there, and the Unix time of
+	// its epoch, in nanoseconds: the store keeps times as such.
+	st       *Store
+	sid      uint32
+	storeKey string
+	epochNs  int64
+	deleted  atomic.Bool // deleted from its store; set under mu
 
 	// mu guards the fields below.
 	mu        sync.Mutex
@@ -49,6 +60,17 @@ type Queue struct {
 	sources   []*Queue           // the queues whose dead-letter queue this is
 	moveTasks []*MoveTask        // oldest first
 	moved     []deadLettered     // to log once the lock is released
+
+	// The journal of a durable queue (journal.go): the records of the call under way, whether it must
+	// sync them, the last batch it committed and the error of a commit; the highest sequence number
+	// recorded as given out; and buffers to encode records in.
+	jb         store.Batch
+	jsync      bool
+	jlast      store.Ticket
+	jerr       error
+	seqLimit   uint64
+	scratch    []byte
+	scratchKey [messageKeyLen + 8 + maxIDLength*2 + 1]byte
 }
 
 // Stats are a queue's message counts. fifoq counts exactly; SQS calls them approximate.
@@ -76,6 +98,9 @@ type config struct {
 	maxReceiveCount int
 	allow           RedriveAllowPolicy // who may use this queue as a dead-letter queue
 	logger          *slog.Logger
+
+	store    *Store // nil: in memory
+	storeKey string // the queue's name in the store: its name, but for this package's tests
 }
 
 // An Option sets a queue attribute at [New].
@@ -135,6 +160,9 @@ func New(name string, opts ...Option) (*Queue, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.store == nil && testStore != nil {
+		cfg.store, cfg.storeKey = testStore()
+	}
 	fifo := strings.HasSuffix(name, ".fifo")
 	if err := cfg.validate(fifo); err != nil {
 		return nil, err
@@ -156,15 +184,26 @@ func New(name string, opts ...Option) (*Queue, error) {
 		dedup:    newDedupWindow(),
 		attempts: newAttemptWindow(),
 	}
+	q.epochNs = q.epoch.UnixNano()
 	q.cfg.Store(&cfg)
 	if fifo {
 		q.groups = newGroupSet()
+	}
+	if st := cfg.store; st != nil {
+		q.storeKey = cmp.Or(cfg.storeKey, name)
+		if err := st.attach(q, q.storeKey); err != nil {
+			return nil, err
+		}
 	}
 	if d := cfg.dlq; d != nil {
 		d.addSource(q)
 	}
 	return q, nil
 }
+
+// testStore, set only by this package's tests, keeps every queue that New makes without a store in the
+// store it returns, under a name of its own.
+var testStore func() (*Store, string)
 
 func (c *config) validate(fifo bool) error {
 	inRange := func(name string, d, lo, hi time.Duration) error {
@@ -217,9 +256,11 @@ func (q *Queue) lock() tick {
 	return now
 }
 
-// unlock hands visible messages to a waiting long poll, then releases mu, then logs the messages moved to
-// the dead-letter queue meanwhile.
-func (q *Queue) unlock() {
+// unlock commits the records of the call (for a durable queue), hands visible messages to a waiting long
+// poll, then releases mu, then logs the messages moved to the dead-letter queue meanwhile. It returns what
+// the call waits for before it returns: the durability of its changes.
+func (q *Queue) unlock() commit {
+	c := q.flushLocked()
 	if q.waiters.len() > 0 && q.hasVisibleLocked() {
 		q.waiters.signal()
 	}
@@ -230,6 +271,7 @@ func (q *Queue) unlock() {
 		q.logger.Warn("fifoq: message moved to the dead-letter queue", "queue", q.name,
 			"deadLetterQueue", d.dlq, "messageID", d.messageID, "groupID", d.groupID, "receiveCount", d.receiveCount)
 	}
+	return c
 }
 
 func (q *Queue) hasVisibleLocked() bool {
@@ -248,16 +290,18 @@ func (q *Queue) catchUpLocked(now tick) {
 	for m := q.due.peek(); m != nil && m.dueAt <= now; m = q.due.peek() {
 		q.due.pop()
 		if q.expiresAt(m) <= now {
-			q.removeLocked(m) // a message whose retention comes due from the index
+			q.dropLocked(m) // a message whose retention comes due from the index
 		} else {
 			q.makeVisibleLocked(m)
 		}
 	}
 	for m := q.all.head; m != nil && q.expiresAt(m) <= now; m = q.all.head {
-		q.removeLocked(m)
+		q.dropLocked(m)
 	}
 	if q.fifo {
-		q.dedup.expire(now)
+		if q.dedup.expire(now) {
+			q.expireRecordsLocked(now)
+		}
 		q.attempts.expire(now)
 	}
 }
@@ -348,6 +392,9 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	if err := ctx.Err(); err != nil {
 		return SendResult{}, err
 	}
+	if err := q.check(); err != nil {
+		return SendResult{}, err
+	}
 	err := q.validateMessage(&m)
 	if err == nil {
 		err = q.requireFIFOIDs(&m)
@@ -362,7 +409,9 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	stored := newMessage(&m)
 	now := q.lock()
 	seq, dup := q.sendLocked(now, stored, key)
-	q.unlock()
+	if err := q.unlock().wait(q.st); err != nil {
+		return SendResult{}, err
+	}
 	var r [1]SendResult
 	q.sendResults(r[:], []uint64{seq}, []bool{dup})
 	return r[0], nil
@@ -374,6 +423,9 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 // when a FIFO entry lacks a group id or a deduplication id.
 func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := q.check(); err != nil {
 		return nil, err
 	}
 	if err := checkBatchLen(len(ms)); err != nil {
@@ -413,7 +465,9 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 			seqs[i], dups[i] = q.sendLocked(now, m, keys[i])
 		}
 	}
-	q.unlock()
+	if err := q.unlock().wait(q.st); err != nil {
+		return nil, err
+	}
 	results := make([]SendResult, len(ms))
 	q.sendResults(results, seqs[:len(ms)], dups[:len(ms)])
 	if failed != nil {
@@ -452,13 +506,13 @@ func newMessage(in *Message) *message {
 // the window: then it returns the original's, and dup. An empty key (a move task's message) skips
 // deduplication.
 func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bool) {
+	q.syncLocked() // a duplicate too: it reports the original as stored
 	if q.fifo && key != "" {
 		if seq, dup := q.dedup.lookup(key, now); dup {
 			return seq, true
 		}
 	}
-	q.nextSeq++
-	m.seq = q.nextSeq
+	m.seq = q.takeSeqLocked()
 	m.sentAt = now
 	q.addSlotLocked(m)
 	q.all.pushBack(m)
@@ -468,6 +522,13 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	}
 	if m.msg.Delay == ExplicitZero {
 		m.msg.Delay = 0 // as sent: no message timer; ExplicitZero is a request, not a value to show
+	}
+	if q.st != nil {
+		var until tick
+		if delay > 0 && !q.fifo {
+			until = now + delay // a FIFO queue's delay comes from its settings (spec 4.6)
+		}
+		q.putMessageLocked(q.batchLocked(), m, until)
 	}
 	if delay > 0 {
 		q.setStateLocked(m, StateDelayed)
@@ -480,6 +541,7 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 		q.groups.add(m)
 		if key != "" {
 			q.dedup.add(key, m.seq, now)
+			q.putDedupLocked(key, m.seq, now)
 		}
 	case delay == 0:
 		q.fresh.pushBack(m)
@@ -533,13 +595,18 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := q.check(); err != nil {
+		return err
+	}
 	h, err := q.parseHandle(receiptHandle)
 	if err != nil {
 		return err
 	}
 	q.lock()
 	err = q.deleteLocked(h)
-	q.unlock()
+	if werr := q.unlock().wait(q.st); werr != nil {
+		return werr
+	}
 	return err
 }
 
@@ -547,6 +614,9 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 // empty batch or one of more than 10 entries fails whole.
 func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := q.check(); err != nil {
 		return err
 	}
 	if err := checkBatchLen(len(receiptHandles)); err != nil {
@@ -563,7 +633,9 @@ func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error 
 			failed = append(failed, EntryError{Index: i, Err: err})
 		}
 	}
-	q.unlock()
+	if err := q.unlock().wait(q.st); err != nil {
+		return err
+	}
 	if failed != nil {
 		return &BatchError{Entries: failed}
 	}
@@ -573,12 +645,14 @@ func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error 
 func (q *Queue) deleteLocked(h handle) error {
 	m := q.lookupLocked(h)
 	if m == nil {
-		return nil // deleted, expired or purged already
+		q.syncLocked() // deleted, expired or purged already, maybe by a call still syncing
+		return nil
 	}
 	if q.fifo && (m.receipt() != h.receipt || m.state != StateInFlight) {
 		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
 	}
-	q.removeLocked(m)
+	q.dropLocked(m)
+	q.syncLocked()
 	return nil
 }
 
@@ -597,12 +671,16 @@ func (q *Queue) Purge(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := q.check(); err != nil {
+		return err
+	}
 	now := q.lock()
-	defer q.unlock()
 	if q.purged && now-q.purgedAt < purgeInterval {
+		q.unlock()
 		return reject(ErrPurgeInProgress, "only one PurgeQueue operation on %s is allowed every %v", q.name, purgeInterval)
 	}
 	q.purged, q.purgedAt = true, now
+	q.purgeRecordsLocked()
 	clear(q.slots)
 	q.slots, q.freeSlots = q.slots[:0], q.freeSlots[:0]
 	q.all = msgList{kind: bySend}
@@ -616,7 +694,7 @@ func (q *Queue) Purge(ctx context.Context) error {
 	q.attempts.clear()
 	clear(q.origins)
 	q.stats = Stats{}
-	return nil
+	return q.unlock().wait(q.st)
 }
 
 // Messages returns every stored message as it is now, in the order they arrived: send order, and in a
@@ -649,7 +727,7 @@ func (q *Queue) Messages() iter.Seq[Snapshot] {
 				}
 			}
 			if m.moved {
-				s.DeadLetterSource = q.origins[m.seq].source.name
+				s.DeadLetterSource = q.origins[m.seq].sourceName
 			}
 			snaps = append(snaps, s)
 		}

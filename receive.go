@@ -43,6 +43,9 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
 	attemptID := ""
 	if q.fifo {
 		attemptID = o.AttemptID
@@ -55,16 +58,23 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	now := q.lock()
 	if attemptID != "" {
 		if n, replayed, err := q.replayLocked(now, attemptID, vt, got); replayed || err != nil {
-			q.unlock()
+			if werr := q.unlock().wait(q.st); werr != nil {
+				return nil, werr
+			}
 			return q.deliveries(got[:n]), err
 		}
 	}
 	n := q.takeLocked(now, got[:maxMessages], vt, attemptID)
-	var err error
+	var (
+		err     error
+		waited  commit
+	)
 	if n == 0 && wait > 0 {
-		n, err = q.waitLocked(ctx, now+wait, got[:maxMessages], vt, attemptID)
+		n, waited, err = q.waitLocked(ctx, now+wait, got[:maxMessages], vt, attemptID)
 	}
-	q.unlock()
+	if werr := waited.then(q.unlock()).wait(q.st); werr != nil {
+		return nil, werr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -93,16 +103,18 @@ func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.
 
 // waitLocked is the long poll: called with mu held and nothing to receive, it sleeps until signaled, until
 // the first message comes due (if it is the first waiter), or until the deadline, and tries again. It
-// returns with mu held.
-func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt time.Duration, attemptID string) (int, error) {
+// returns with mu held, and with what the call committed before it last released mu.
+func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt time.Duration, attemptID string) (int, commit, error) {
 	w := q.waiters.get()
 	defer q.waiters.put(w)
 	q.waiters.add(w)
+	var c commit
 	for {
 		w.wakeAt = deadline
 		if m := q.due.peek(); m != nil && m.dueAt < deadline && q.waiters.first(w) {
 			w.wakeAt = m.dueAt
 		}
+		c = c.then(q.flushLocked()) // the lock is released: commit what the call recorded
 		q.mu.Unlock()
 		ctxDone := w.sleep(ctx, q.clock, q.time(w.wakeAt))
 		now := q.lock()
@@ -117,9 +129,9 @@ func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt ti
 				q.waiters.remove(w)
 			}
 			if ctxDone {
-				return 0, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
+				return 0, c, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
 			}
-			return n, nil
+			return n, c, nil
 		case !listed:
 			q.waiters.add(w) // signaled, but another receive was first: wait again, last in line
 		}
@@ -169,7 +181,9 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 		}
 	}
 	if attemptID != "" && n > 0 {
-		q.attempts.add(now, attemptID, got[:n])
+		if a := q.attempts.add(now, attemptID, got[:n]); a != nil {
+			q.putAttemptLocked(a)
+		}
 	}
 	return n
 }
@@ -199,6 +213,7 @@ func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
 		q.due.remove(m)
 	}
 	q.scheduleLocked(m, now+vt)
+	q.putReceiptLocked(m, now+vt)
 }
 
 // takeOfLocked records m's current receipt for a Delivery.
@@ -235,7 +250,7 @@ func (q *Queue) deliveries(got []take) []Delivery {
 		d.SequenceNumber = ids[handleLen+uuidLen:]
 		if t.origin != nil {
 			d.MessageID = t.origin.messageID
-			d.DeadLetterSource = t.origin.source.name
+			d.DeadLetterSource = t.origin.sourceName
 		}
 		d.ReceiveCount = int(t.receiveCount)
 		d.SentAt = q.time(t.m.sentAt)
@@ -263,15 +278,22 @@ type attempt struct {
 
 func newAttemptWindow() attemptWindow { return attemptWindow{byID: make(map[string]*attempt)} }
 
-func (w *attemptWindow) add(now tick, id string, got []take) {
+// add records the receive of got under attempt id and returns the record, or nil when id has one already.
+func (w *attemptWindow) add(now tick, id string, got []take) *attempt {
 	if _, ok := w.byID[id]; ok {
-		return // two long polls with one attempt id both waited: the first to receive keeps it
+		return nil // two long polls with one attempt id both waited: the first to receive keeps it
 	}
 	a := &attempt{id: id, expiresAt: now + dedupInterval, handles: make([]handle, len(got))}
 	for i, t := range got {
 		a.handles[i] = handle{slot: t.m.slot, seq: t.m.seq, receipt: t.receipt}
 	}
-	w.byID[id] = a
+	w.restore(a)
+	return a
+}
+
+// restore puts a back in the window: a record added now, or read from the store, in the order of expiry.
+func (w *attemptWindow) restore(a *attempt) {
+	w.byID[a.id] = a
 	w.order = append(w.order, a)
 }
 
@@ -320,6 +342,7 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) 
 		}
 		m.receivedAt = now
 		q.scheduleLocked(m, now+vt)
+		q.putReceiptLocked(m, now+vt)
 		got[i] = q.takeOfLocked(m)
 	}
 	return len(a.handles), true, nil

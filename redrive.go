@@ -107,6 +107,8 @@ func (c *config) validateRedrive(name string, fifo bool) error {
 		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be of the same type", c.dlq.name, name)
 	case !c.dlq.conf().allow.allows(name):
 		return reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
+	case c.dlq.st != c.store:
+		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be in the same store", c.dlq.name, name)
 	}
 	return nil
 }
@@ -120,9 +122,19 @@ func (q *Queue) addSource(src *Queue) {
 
 // origin is what a message moved from another queue keeps: its MessageID (spec 6.4) and where it came from.
 type origin struct {
-	messageID string
-	source    *Queue
-	visibleAt tick // in a standard dead-letter queue, while in flight: when it becomes visible (dueAt may be its expiry)
+	messageID  string
+	sourceName string
+	source     *Queue // nil in a durable queue until a move task looks it up by name
+	visibleAt  tick   // in a standard dead-letter queue, while in flight: when it becomes visible (dueAt may be its expiry)
+}
+
+// sourceLocked returns the queue o came from: for a message read from a store, the queue of that name open
+// on the store, if any.
+func (q *Queue) sourceLocked(o *origin) *Queue {
+	if o.source == nil && q.st != nil {
+		o.source = q.st.openQueue(o.sourceName)
+	}
+	return o.source
 }
 
 // messageIDLocked returns m's MessageID, which a moved message brings with it.
@@ -143,7 +155,7 @@ func (q *Queue) exhausted(m *message) bool {
 // deadLetterLocked moves m to the dead-letter queue. The dead-letter queue's lock is taken inside this
 // queue's: a dead-letter queue exists before its sources, so the order never cycles.
 func (q *Queue) deadLetterLocked(m *message) {
-	o := &origin{messageID: q.messageIDLocked(m), source: q}
+	o := &origin{messageID: q.messageIDLocked(m), sourceName: q.name, source: q}
 	sentAt := q.time(m.sentAt)
 	var firstReceivedAt time.Time
 	if m.receiveCount > 0 {
@@ -153,8 +165,9 @@ func (q *Queue) deadLetterLocked(m *message) {
 	if q.logger != nil {
 		q.moved = append(q.moved, deadLettered{o.messageID, m.msg.GroupID, dlq.name, int(m.receiveCount)})
 	}
-	q.removeLocked(m)
-	dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt)
+	q.dropLocked(m)
+	q.syncLocked()
+	dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt, q)
 }
 
 // deadLettered records a move to the dead-letter queue for the log.
@@ -163,12 +176,15 @@ type deadLettered struct {
 	receiveCount            int
 }
 
-// acceptDeadLetter stores a message moved here from o.source (spec 6.4, 5.4): same MessageID, body,
-// attributes and group, its receive count carried on; on a FIFO queue its deduplication id becomes its
-// MessageID and its retention starts now, on a standard queue retention counts from the original send.
-func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceivedAt time.Time) {
+// acceptDeadLetter stores a message moved here from src (spec 6.4, 5.4): same MessageID, body, attributes
+// and group, its receive count carried on; on a FIFO queue its deduplication id becomes its MessageID and
+// its retention starts now, on a standard queue retention counts from the original send.
+//
+// In a store, the move is one batch: src's call has recorded the message's removal; the record of its
+// arrival here joins it, and the batch is committed before this queue's lock is released, so no later
+// change of the message here can reach the store before it.
+func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceivedAt time.Time, src *Queue) {
 	now := q.lock()
-	defer q.unlock()
 	m := &message{msg: from.msg, dueIdx: -1, receiveCount: from.receiveCount, moved: true}
 	if !firstReceivedAt.IsZero() {
 		m.firstReceivedAt = firstReceivedAt.Sub(q.epoch)
@@ -178,8 +194,7 @@ func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceived
 		m.msg.DeduplicationID = o.messageID
 		m.sentAt = now
 	}
-	q.nextSeq++
-	m.seq = q.nextSeq
+	m.seq = q.takeSeqLocked()
 	if q.origins == nil {
 		q.origins = make(map[uint64]*origin)
 	}
@@ -190,4 +205,10 @@ func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceived
 		q.groups.add(m)
 	}
 	q.makeVisibleLocked(m)
+	if q.st != nil {
+		q.commitLocked() // this queue's own records so far (a new sequence limit): before the message's
+		q.putMessageLocked(src.batchLocked(), m, 0)
+		src.commitLocked()
+	}
+	q.unlock() // only what this queue expired meanwhile, which needs no sync
 }

@@ -73,9 +73,14 @@ func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, time
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := q.check(); err != nil {
+		return err
+	}
 	now := q.lock()
 	err := q.changeVisibilityLocked(now, VisibilityChange{receiptHandle, timeout})
-	q.unlock()
+	if werr := q.unlock().wait(q.st); werr != nil {
+		return werr
+	}
 	return err
 }
 
@@ -83,6 +88,9 @@ func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, time
 // *BatchError; an empty batch or one of more than 10 fails whole.
 func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityChange) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := q.check(); err != nil {
 		return err
 	}
 	if err := checkBatchLen(len(entries)); err != nil {
@@ -95,7 +103,9 @@ func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityC
 			failed = append(failed, EntryError{Index: i, Err: err})
 		}
 	}
-	q.unlock()
+	if err := q.unlock().wait(q.st); err != nil {
+		return err
+	}
 	if failed != nil {
 		return &BatchError{Entries: failed}
 	}
@@ -124,6 +134,7 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	}
 	m.changed = true
 	q.due.remove(m)
+	q.putReceiptLocked(m, now+e.Timeout)
 	if e.Timeout == 0 {
 		q.makeVisibleLocked(m)
 		return nil

@@ -1,0 +1,435 @@
+// Package durable opens fifoq stores on disk, over the Pebble storage engine (github.com/cockroachdb/pebble/v2:
+// a write-ahead log with group commit, atomic batches, and the crash testing of CockroachDB). A queue given
+// a store with fifoq.WithStore survives a restart or a crash of the process with nothing lost:
+//
+//	st, err := durable.Open("/var/lib/orders")
+//	if err != nil {
+//		return err
+//	}
+//	defer st.Close()
+//	q, err := fifoq.New("orders.fifo", fifoq.WithStore(st), fifoq.WithContentBasedDeduplication())
+//
+// The root package does not import this one, so a program that keeps its queues in memory does not build
+// Pebble.
+//
+// # How changes reach the disk
+//
+// A queue commits the records of each call while it holds its lock, in the order of the changes, and waits
+// for them to be durable after releasing it. The store hands batches to one goroutine that applies them to
+// Pebble in that order and syncs the log once for all the batches that arrived while the previous sync
+// ran: group commit, so that the disk's sync rate bounds the rate of rounds, not of calls. The batches are
+// applied with Pebble's plain Apply on that goroutine, rather than with ApplyNoSyncWait on the caller's:
+// Pebble's commit pipeline signals a batch from whichever goroutine publishes it, which testing/synctest
+// forbids across a bubble's edge, and fifoq's tests run queues inside bubbles.
+package durable
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
+)
+
+// ErrLocked: another process (or another Store of this one) has the directory open. A directory holds one
+// open store at a time; Pebble's LOCK file in it says which.
+var ErrLocked = errors.New("durable: the store's directory is in use")
+
+// An Option configures Open.
+type Option func(*config)
+
+type config struct {
+	cacheSize    int64
+	memTableSize uint64
+	logger       *slog.Logger
+	fs           vfs.FS // the tests' faults
+}
+
+// WithCacheSize sets the size of Pebble's block cache in bytes: default 8 MiB. Recovery reads every record
+// once, so a larger cache speeds up little but the reads of a queue's records after a restart.
+func WithCacheSize(bytes int64) Option { return func(c *config) { c.cacheSize = bytes } }
+
+// WithMemTableSize sets the size of Pebble's memtable in bytes: default 4 MiB. Messages sent and deleted
+// within one memtable never reach a table file; two memtables can be in memory at once.
+func WithMemTableSize(bytes uint64) Option { return func(c *config) { c.memTableSize = bytes } }
+
+// WithLogger sets where Pebble's messages go: its errors at level Error, the rest at Debug. The default is
+// slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// Open opens the store in the directory dir, creating dir and an empty store when there is none, and
+// returns it for fifoq.WithStore. Close it when done.
+//
+// A directory held open by another process returns ErrLocked. A damaged store (a checksum that does not
+// match, a missing file, a record that does not decode) returns fifoq.ErrStoreCorrupt with the file or the
+// record named: it is never opened in part, nor replaced by an empty one.
+func Open(dir string, opts ...Option) (*fifoq.Store, error) {
+	c := config{cacheSize: 8 << 20, memTableSize: 4 << 20, fs: vfs.Default}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	e, err := openEngine(dir, c)
+	if err != nil {
+		return nil, err
+	}
+	s, err := store.NewStore(e, dir)
+	if err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	return s.(*fifoq.Store), nil
+}
+
+// pebbleFiles is what a directory that holds no store may hold: Pebble's lock file, which it makes before
+// it looks for a store.
+var pebbleFiles = []string{"LOCK"}
+
+func openEngine(dir string, c config) (*engine, error) {
+	if err := c.fs.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	cache := pebble.NewCache(c.cacheSize)
+	defer cache.Unref()
+	e := &engine{dir: dir, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	opts := &pebble.Options{
+		FS:                 c.fs,
+		Cache:              cache,
+		MemTableSize:       c.memTableSize,
+		FormatMajorVersion: pebble.FormatNewest,
+		ErrorIfNotExists:   true,
+		Logger:             &logger{l: c.logger, e: e},
+	}
+	opts.EventListener = &pebble.EventListener{
+		BackgroundError: func(err error) { c.logger.Error("durable: pebble background error", "dir", dir, "error", err) },
+	}
+	db, err := pebble.Open(dir, opts)
+	if errors.Is(err, pebble.ErrDBDoesNotExist) {
+		// No store here: make one, unless the directory holds files of one whose manifest is gone. An
+		// empty store there would lose its queues without a word.
+		names, lerr := c.fs.List(dir)
+		if lerr != nil {
+			return nil, fmt.Errorf("durable: %w", lerr)
+		}
+		names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(pebbleFiles, n) })
+		if len(names) > 0 {
+			slices.Sort(names)
+			return nil, fmt.Errorf("%w: %s holds %v but no store manifest (marker.manifest.*): not opening it as an empty store",
+				fifoq.ErrStoreCorrupt, dir, names)
+		}
+		opts.ErrorIfNotExists = false
+		db, err = pebble.Open(dir, opts)
+	}
+	if err != nil {
+		return nil, openError(dir, err)
+	}
+	e.db = db
+	e.round = newRound()
+	e.pool.New = func() any { return &batch{pb: db.NewBatch()} }
+	go e.run()
+	return e, nil
+}
+
+// openError says why Pebble did not open dir.
+func openError(dir string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EACCES) && lockHeld(err):
+		return fmt.Errorf("%w: %s: %w", ErrLocked, dir, err)
+	case pebble.IsCorruptionError(err), errors.Is(err, fs.ErrNotExist), errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, dir, err)
+	}
+	return fmt.Errorf("durable: open %s: %w", dir, err)
+}
+
+func lockHeld(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "lock"
+}
+
+// engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
+// it applies the round's batches in order and syncs the log once, then wakes the round's waiters.
+type engine struct {
+	db     *pebble.DB
+	dir    string
+	pool   sync.Pool // of *batch
+	wake   chan struct{}
+	exited chan struct{}
+	scans  sync.WaitGroup
+
+	mu     sync.Mutex
+	queue  []item // committed, not yet applied
+	round  *round // the round of the batches in queue
+	closed bool
+	broken error // an apply or a sync failed: every later commit fails with it
+}
+
+var _ store.Engine = (*engine)(nil)
+
+// An item is what run does, in order: apply a batch or start a scan.
+type item struct {
+	b    *batch
+	scan *scan
+}
+
+// A round is the batches that one sync makes durable; its Ticket waits for them. run makes rounds, so their
+// channel is made outside any synctest bubble.
+type round struct {
+	done chan struct{}
+	err  error
+	sync bool // a batch of the round asks for a sync
+}
+
+func newRound() *round { return &round{done: make(chan struct{})} }
+
+func (r *round) Wait() error {
+	<-r.done
+	return r.err
+}
+
+type batch struct{ pb *pebble.Batch }
+
+func (b *batch) Set(key, value []byte)     { _ = b.pb.Set(key, value, nil) }
+func (b *batch) Delete(key []byte)         { _ = b.pb.Delete(key, nil) }
+func (b *batch) DeleteRange(lo, hi []byte) { _ = b.pb.DeleteRange(lo, hi, nil) }
+func (b *batch) Len() int                  { return int(b.pb.Count()) }
+
+func (e *engine) NewBatch() store.Batch { return e.pool.Get().(*batch) }
+
+func (e *engine) release(b *batch) {
+	b.pb.Reset()
+	e.pool.Put(b)
+}
+
+// Commit queues b for run and returns the round it belongs to.
+func (e *engine) Commit(sb store.Batch, sync bool) (store.Ticket, error) {
+	b := sb.(*batch)
+	r, err := e.enqueue(item{b: b}, sync)
+	if err != nil {
+		e.release(b)
+		return nil, err
+	}
+	if !sync {
+		return nil, nil
+	}
+	return r, nil
+}
+
+func (e *engine) enqueue(it item, sync bool) (*round, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, store.ErrClosed
+	}
+	if e.broken != nil {
+		return nil, e.broken
+	}
+	e.queue = append(e.queue, it)
+	r := e.round
+	r.sync = r.sync || sync
+	if len(e.queue) == 1 {
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
+	}
+	return r, nil
+}
+
+// run applies the queued batches round by round until Close.
+func (e *engine) run() {
+	defer close(e.exited)
+	var items []item
+	for range e.wake {
+		e.mu.Lock()
+		items, e.queue = e.queue, items[:0]
+		r := e.round
+		if len(items) > 0 {
+			e.round = newRound()
+		}
+		closing := e.closed
+		e.mu.Unlock()
+		if len(items) > 0 {
+			r.err = e.apply(items, r.sync || closing)
+			close(r.done)
+			clear(items)
+		}
+		if closing {
+			e.mu.Lock()
+			e.round.err = store.ErrClosed
+			close(e.round.done)
+			e.mu.Unlock()
+			return
+		}
+	}
+}
+
+// apply applies a round's batches in order, the last one with a sync when the round asks for one, and
+// starts its scans.
+func (e *engine) apply(items []item, sync bool) error {
+	e.mu.Lock()
+	err := e.broken
+	e.mu.Unlock()
+	last := -1
+	for i, it := range items {
+		if it.b != nil && it.b.pb.Count() > 0 {
+			last = i
+		}
+	}
+	for i, it := range items {
+		switch {
+		case it.b != nil:
+			if err == nil && i <= last {
+				opts := pebble.NoSync
+				if i == last && sync {
+					opts = pebble.Sync
+				}
+				err = e.guard(func() error { return e.db.Apply(it.b.pb, opts) })
+			}
+			e.release(it.b)
+		case it.scan != nil && err == nil:
+			e.startScan(it.scan)
+		}
+	}
+	if err == nil && sync && last < 0 {
+		err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
+	}
+	if err != nil {
+		err = fmt.Errorf("durable: %s: %w", e.dir, err)
+		e.mu.Lock()
+		if e.broken == nil {
+			e.broken = err
+		}
+		e.mu.Unlock()
+	}
+	return err
+}
+
+// fatal is the panic of logger.Fatalf: Pebble calls it when its commit pipeline cannot go on.
+type fatal struct{ err error }
+
+// guard calls f, turning a fatal error of Pebble's into an error.
+func (e *engine) guard(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ft, ok := r.(fatal)
+			if !ok {
+				panic(r)
+			}
+			err = ft.err
+		}
+	}()
+	return f()
+}
+
+// A scan reads a range of keys for a caller; run starts it after the batches committed before it.
+type scan struct {
+	lo, hi []byte
+	fn     func(k, v []byte) error
+	err    error
+	done   chan struct{} // made by run when it starts the scan, closed by the scan's goroutine
+}
+
+// Scan queues a scan for run, which opens an iterator once the batches committed before are applied and
+// hands it to a goroutine of its own, outside any synctest bubble, that calls fn.
+func (e *engine) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
+	s := &scan{lo: lo, hi: hi, fn: fn}
+	r, err := e.enqueue(item{scan: s}, false)
+	if err != nil {
+		return err
+	}
+	err = r.Wait()
+	if s.done == nil { // not started: a batch before it failed
+		return cmp.Or(err, store.ErrClosed)
+	}
+	<-s.done
+	return s.err
+}
+
+// startScan runs s on a goroutine of its own; it runs on run's goroutine, so the channel it makes is made
+// outside any bubble.
+func (e *engine) startScan(s *scan) {
+	s.done = make(chan struct{})
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: s.lo, UpperBound: s.hi})
+	if err != nil {
+		s.err = err
+		close(s.done)
+		return
+	}
+	e.scans.Add(1)
+	go func() {
+		defer e.scans.Done()
+		defer close(s.done)
+		for ok := it.First(); ok && s.err == nil; ok = it.Next() {
+			v, err := it.ValueAndErr()
+			if err != nil {
+				s.err = err
+				break
+			}
+			s.err = s.fn(it.Key(), v)
+		}
+		if err := it.Close(); s.err == nil && err != nil {
+			s.err = err
+		}
+		if s.err != nil && pebble.IsCorruptionError(s.err) {
+			s.err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, e.dir, s.err)
+		}
+	}()
+}
+
+// Close applies and syncs what was committed, then closes Pebble.
+func (e *engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+	<-e.exited
+	e.scans.Wait()
+	e.mu.Lock()
+	err := e.broken
+	e.mu.Unlock()
+	if cerr := e.guard(e.db.Close); err == nil && cerr != nil {
+		err = fmt.Errorf("durable: close %s: %w", e.dir, cerr)
+	}
+	return err
+}
+
+// logger passes Pebble's messages to slog. Fatalf panics with fatal, which guard turns into an error when
+// Pebble calls it from a commit; called from one of Pebble's own goroutines, it stops the process, as
+// Pebble's own logger does.
+type logger struct {
+	l *slog.Logger
+	e *engine
+}
+
+func (l *logger) Infof(format string, args ...any) {
+	l.l.Debug("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir)
+}
+
+func (l *logger) Errorf(format string, args ...any) {
+	l.l.Error("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir)
+}
+
+func (l *logger) Fatalf(format string, args ...any) {
+	err := fmt.Errorf("pebble: "+format, args...)
+	l.l.Error(err.Error(), "dir", l.e.dir)
+	panic(fatal{err})
+}

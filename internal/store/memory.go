@@ -1,0 +1,283 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+
+	"github.com/google/btree"
+)
+
+// A Disk is what Memory engines keep across crashes and restarts: the writes that were made durable. It
+// stands for a directory; at most one engine is open on it at a time, as a lock file would ensure.
+type Disk struct {
+	mu   sync.Mutex
+	data *btree.BTreeG[kv] // durable
+	open *Memory
+}
+
+type kv struct {
+	key   string
+	value []byte
+}
+
+func kvLess(a, b kv) bool { return a.key < b.key }
+
+// NewDisk returns an empty disk.
+func NewDisk() *Disk { return &Disk{data: btree.NewG(16, kvLess)} }
+
+// ErrLocked is what Disk.Open returns while an engine is open on the disk.
+var ErrLocked = errors.New("store: the disk is in use by another engine")
+
+// Open opens an engine on the disk, holding what was durable on it.
+func (d *Disk) Open() (*Memory, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.open != nil {
+		return nil, ErrLocked
+	}
+	m := &Memory{disk: d, live: d.data.Clone()}
+	d.open = m
+	return m, nil
+}
+
+// Len returns how many keys are durable on the disk.
+func (d *Disk) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.data.Len()
+}
+
+// Memory is an Engine in memory, for tests. A committed batch is applied at once; it becomes durable
+// (written to its Disk) when a Ticket of it or of a later batch is waited on, or at Close. Crash loses what
+// was not durable. Faults can be injected: a failed commit, a failed sync, a sync that waits to be let go.
+type Memory struct {
+	disk *Disk
+
+	// gate, when held by PauseSyncs, keeps Wait from syncing until ResumeSyncs.
+	gate sync.Mutex
+
+	mu         sync.Mutex
+	live       *btree.BTreeG[kv] // everything applied
+	log        []*memBatch       // committed, not durable yet, in commit order
+	committed  uint64            // batches committed
+	durable    uint64            // batches durable: the first durable ones of those committed
+	syncs      int               // syncs done
+	failCommit error             // the next Commit fails with it
+	failSync   error             // the next sync fails with it
+	broken     error             // a sync failed: every later call returns it
+	closed     error             // ErrClosed, or the crash's error
+}
+
+var _ Engine = (*Memory)(nil)
+
+type opKind uint8
+
+const (
+	opSet opKind = iota
+	opDelete
+	opDeleteRange
+)
+
+type op struct {
+	kind  opKind
+	key   string
+	value []byte // opSet
+	hi    string // opDeleteRange
+}
+
+type memBatch struct {
+	ops []op
+	seq uint64
+}
+
+func (b *memBatch) Set(key, value []byte) {
+	b.ops = append(b.ops, op{kind: opSet, key: string(key), value: bytes.Clone(value)})
+}
+func (b *memBatch) Delete(key []byte) { b.ops = append(b.ops, op{kind: opDelete, key: string(key)}) }
+func (b *memBatch) DeleteRange(lo, hi []byte) {
+	b.ops = append(b.ops, op{kind: opDeleteRange, key: string(lo), hi: string(hi)})
+}
+func (b *memBatch) Len() int { return len(b.ops) }
+
+func (b *memBatch) applyTo(t *btree.BTreeG[kv]) {
+	for _, o := range b.ops {
+		switch o.kind {
+		case opSet:
+			t.ReplaceOrInsert(kv{o.key, o.value})
+		case opDelete:
+			t.Delete(kv{key: o.key})
+		case opDeleteRange:
+			var doomed []kv
+			t.AscendRange(kv{key: o.key}, kv{key: o.hi}, func(x kv) bool {
+				doomed = append(doomed, x)
+				return true
+			})
+			for _, x := range doomed {
+				t.Delete(x)
+			}
+		}
+	}
+}
+
+// NewBatch returns an empty batch.
+func (m *Memory) NewBatch() Batch { return &memBatch{} }
+
+// Commit applies b at once; its ticket makes it durable.
+func (m *Memory) Commit(b Batch, sync bool) (Ticket, error) {
+	mb := b.(*memBatch)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.errLocked(); err != nil {
+		return nil, err
+	}
+	if err := m.failCommit; err != nil {
+		m.failCommit = nil
+		return nil, err
+	}
+	m.committed++
+	mb.seq = m.committed
+	mb.applyTo(m.live)
+	m.log = append(m.log, mb)
+	if !sync {
+		return nil, nil
+	}
+	return &memTicket{m: m, seq: mb.seq}, nil
+}
+
+func (m *Memory) errLocked() error {
+	if m.closed != nil {
+		return m.closed
+	}
+	return m.broken
+}
+
+type memTicket struct {
+	m   *Memory
+	seq uint64
+}
+
+// Wait writes the log up to the ticket's batch to the disk, unless it is there already.
+func (t *memTicket) Wait() error {
+	m := t.m
+	m.gate.Lock()
+	m.gate.Unlock() //nolint:staticcheck // the gate is a barrier: PauseSyncs holds it
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t.seq <= m.durable {
+		return nil
+	}
+	if err := m.errLocked(); err != nil {
+		return err
+	}
+	if err := m.failSync; err != nil {
+		m.failSync = nil
+		m.broken = err
+		return err
+	}
+	m.syncLocked(t.seq)
+	return nil
+}
+
+// syncLocked writes the log up to batch seq to the disk.
+func (m *Memory) syncLocked(seq uint64) {
+	d := m.disk
+	d.mu.Lock()
+	n := 0
+	for n < len(m.log) && m.log[n].seq <= seq {
+		m.log[n].applyTo(d.data)
+		n++
+	}
+	d.mu.Unlock()
+	m.log = append(m.log[:0], m.log[n:]...)
+	m.durable = seq
+	m.syncs++
+}
+
+// Scan reads what was applied.
+func (m *Memory) Scan(lo, hi []byte, fn func(key, value []byte) error) error {
+	m.mu.Lock()
+	if err := m.closed; err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	var found []kv
+	m.live.AscendRange(kv{key: string(lo)}, kv{key: string(hi)}, func(x kv) bool {
+		found = append(found, x)
+		return true
+	})
+	m.mu.Unlock()
+	for _, x := range found {
+		if err := fn([]byte(x.key), x.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close makes everything committed durable, unless a sync failed, and releases the disk.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed != nil {
+		return nil
+	}
+	err := m.broken
+	if err == nil {
+		m.syncLocked(m.committed)
+	}
+	m.closed = ErrClosed
+	m.release()
+	return err
+}
+
+// ErrCrashed is what an engine returns after Crash.
+var ErrCrashed = errors.New("store: crashed")
+
+// Crash stops the engine as a killed process would: what was not durable is lost, and later calls fail.
+func (m *Memory) Crash() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed != nil {
+		return
+	}
+	m.closed = ErrCrashed
+	m.log = nil
+	m.release()
+}
+
+func (m *Memory) release() {
+	m.disk.mu.Lock()
+	if m.disk.open == m {
+		m.disk.open = nil
+	}
+	m.disk.mu.Unlock()
+}
+
+// FailNextCommit makes the next Commit return err, applying nothing.
+func (m *Memory) FailNextCommit(err error) {
+	m.mu.Lock()
+	m.failCommit = err
+	m.mu.Unlock()
+}
+
+// FailNextSync makes the next sync fail with err; the engine is broken from then on, as a disk whose
+// fsync failed cannot be trusted.
+func (m *Memory) FailNextSync(err error) {
+	m.mu.Lock()
+	m.failSync = err
+	m.mu.Unlock()
+}
+
+// PauseSyncs makes Wait block before syncing until ResumeSyncs: a slow disk.
+func (m *Memory) PauseSyncs() { m.gate.Lock() }
+
+// ResumeSyncs lets the Waits that PauseSyncs held go on.
+func (m *Memory) ResumeSyncs() { m.gate.Unlock() }
+
+// Syncs returns how many syncs the engine has done: fewer than the Waits when callers share them.
+func (m *Memory) Syncs() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.syncs
+}

@@ -1,0 +1,200 @@
+package fifoq
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// recover rebuilds q from its store in one ordered scan of its records: its receive attempt ids and
+// deduplication keys (oldest first, skipping the expired ones), then its messages in arrival order, each
+// into the send-order list, its group or ready list and the due index, with its receipt read right after
+// it. Times are absolute, so visibility timeouts, delays and retention ran on while the process was down.
+func (q *Queue) recover() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := max(q.clock.Now().Sub(q.epoch), 0)
+	q.lastNow = now
+	r := recovery{q: q, now: now}
+	lo, hi := dataRange(q.sid)
+	err := q.st.eng.Scan(lo, hi, func(k, v []byte) error {
+		if err := r.record(k, v); err != nil {
+			return &corruptRecord{err}
+		}
+		return nil
+	})
+	if err == nil {
+		if err = r.finish(); err != nil {
+			err = &corruptRecord{err}
+		}
+	}
+	if err != nil {
+		q.jb, q.jsync = nil, false
+		if c, ok := err.(*corruptRecord); ok {
+			return fmt.Errorf("%w: %s: queue %s: %v", ErrStoreCorrupt, q.st.location, q.name, c.err)
+		}
+		return fmt.Errorf("fifoq: recover queue %s from %s: %w", q.name, q.st.location, err)
+	}
+	q.nextSeq = max(q.seqLimit, r.maxSeq)
+	for i, m := range q.slots {
+		if m == nil {
+			q.freeSlots = append(q.freeSlots, int32(i))
+		}
+	}
+	q.commitLocked() // the receipts of gone messages that it deleted: no sync needed
+	return nil
+}
+
+// A corruptRecord is a record that recovery cannot read.
+type corruptRecord struct{ err error }
+
+func (c *corruptRecord) Error() string { return c.err.Error() }
+
+// recovery is the state of a queue's recovery between two records of its scan.
+type recovery struct {
+	q      *Queue
+	now    tick
+	maxSeq uint64
+
+	msg     *storedMessage // the message read last, until its receipt may follow
+	receipt *storedReceipt
+	rec     storedReceipt
+}
+
+func (r *recovery) record(k, v []byte) error {
+	q := r.q
+	if len(k) < dataPrefixLen+8 {
+		return fmt.Errorf("key %x too short", k)
+	}
+	ns := timeOfSortable(binary.BigEndian.Uint64(k[dataPrefixLen:]))
+	switch kind := k[dataPrefixLen-1]; kind {
+	case kindAttempt:
+		handles, err := decodeAttempt(v)
+		if err != nil {
+			return fmt.Errorf("attempt id record %x: %v", k, err)
+		}
+		if exp := q.tickOf(ns); exp > r.now {
+			q.attempts.restore(&attempt{id: string(k[dataPrefixLen+8:]), expiresAt: exp, handles: handles})
+		}
+	case kindDedup:
+		if len(v) != 8 {
+			return fmt.Errorf("deduplication record %x: %d bytes", k, len(v))
+		}
+		seq := binary.BigEndian.Uint64(v)
+		r.maxSeq = max(r.maxSeq, seq)
+		if at := q.tickOf(ns); r.now-at < dedupInterval {
+			if len(q.dedup.cur) == 0 {
+				q.dedup.curSince = at // the oldest: every id in cur is younger than 5 minutes from it
+			}
+			q.dedup.add(string(k[dataPrefixLen+8:]), seq, at)
+		}
+	case kindMessage:
+		if len(k) != messageKeyLen {
+			return fmt.Errorf("message key %x", k)
+		}
+		seq := binary.BigEndian.Uint64(k[dataPrefixLen:])
+		switch k[messageKeyLen-1] {
+		case partBody:
+			if err := r.finish(); err != nil {
+				return err
+			}
+			s, err := decodeMessage(v)
+			if err != nil {
+				return fmt.Errorf("message %d: %v", seq, err)
+			}
+			s.seq = seq
+			r.msg = &s
+		case partReceipt:
+			if r.msg == nil || r.msg.seq != seq {
+				q.deleteMessage(q.batchLocked(), seq) // the receipt of a message that is gone
+				return nil
+			}
+			rc, err := decodeReceipt(v)
+			if err != nil {
+				return fmt.Errorf("receipt of message %d: %v", seq, err)
+			}
+			r.rec = rc
+			r.receipt = &r.rec
+		default:
+			return fmt.Errorf("message key %x", k)
+		}
+	default:
+		return fmt.Errorf("key %x of kind %q", k, kind)
+	}
+	return nil
+}
+
+// finish puts the message read last into the queue, as its records say it stands now.
+func (r *recovery) finish() error {
+	s, rc := r.msg, r.receipt
+	r.msg, r.receipt = nil, nil
+	if s == nil {
+		return nil
+	}
+	q := r.q
+	r.maxSeq = max(r.maxSeq, s.seq)
+	if q.fifo && s.msg.GroupID == "" {
+		return fmt.Errorf("message %d of a FIFO queue has no group", s.seq)
+	}
+	m := &message{
+		seq:          s.seq,
+		msg:          s.msg,
+		slot:         s.slot,
+		dueIdx:       -1,
+		receiveCount: s.receiveCount,
+		moved:        s.moved,
+		sentAt:       q.tickOf(s.sentAt),
+	}
+	if s.receiveCount > 0 {
+		m.firstReceivedAt = q.tickOf(s.firstReceivedAt)
+	}
+	if rc != nil {
+		m.receiveCount, m.changed = rc.receiveCount, rc.changed
+		m.firstReceivedAt, m.receivedAt = q.tickOf(rc.firstReceivedAt), q.tickOf(rc.receivedAt)
+	}
+	if int(s.slot) >= len(q.slots) {
+		q.slots = append(q.slots, make([]*message, int(s.slot)+1-len(q.slots))...)
+	}
+	if q.slots[s.slot] != nil {
+		return fmt.Errorf("messages %d and %d in one slot", q.slots[s.slot].seq, s.seq)
+	}
+	q.slots[s.slot] = m
+	q.all.pushBack(m)
+	if s.moved {
+		if q.origins == nil {
+			q.origins = make(map[uint64]*origin)
+		}
+		q.origins[m.seq] = &origin{messageID: s.messageID, sourceName: s.source}
+	}
+
+	delayEnd := q.tickOf(s.delayUntil)
+	switch {
+	case s.moved:
+		delayEnd = 0 // a dead-letter queue's delay does not apply to moved messages
+	case q.fifo:
+		delayEnd = m.sentAt + q.conf().delay // the queue's delay now (spec 4.6)
+	case s.delayUntil == 0:
+		delayEnd = 0
+	}
+	// A visible message takes the state it had before it became visible, for makeVisibleLocked to put it
+	// where such a message goes: in flight for one received here, delayed for one never received.
+	state, due, visible := StateDelayed, tick(0), true
+	switch {
+	case rc != nil:
+		state = StateInFlight
+		if at := q.tickOf(rc.visibleAt); at > r.now {
+			due, visible = at, false
+		}
+	case delayEnd > r.now:
+		due, visible = delayEnd, false
+	}
+	q.setStateLocked(m, state)
+	if q.fifo {
+		q.groups.add(m)
+	}
+	if visible {
+		q.makeVisibleLocked(m)
+	} else {
+		q.scheduleLocked(m, due)
+	}
+	return nil
+}

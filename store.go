@@ -1,0 +1,281 @@
+package fifoq
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fifoq/fifoq/internal/store"
+)
+
+// A Store keeps queues on disk, so that a restart or a crash of the process loses none of their messages.
+// Open one with durable.Open (package github.com/fifoq/fifoq/durable, which brings the storage engine, so a
+// program that keeps its queues in memory does not build it) and hand it to [New] with [WithStore]. One
+// Store holds any number of queues, each by name; a dead-letter queue and its sources share one.
+//
+// What a durable queue keeps: every message with its receive count, visibility deadline and dead-letter
+// origin, the deduplication ids and receive request attempt ids of the last 5 minutes, and the MessageIDs
+// and receipt handles it gave out, which stay valid after a restart. Its settings are the options New is
+// given, each time, as without a store. Every change a call reports as done is on disk when the call
+// returns: sends, receives (their receive counts and visibility deadlines), deletes, visibility changes,
+// purges, moves to a dead-letter queue and a move task's steps. Concurrent callers share the disk's syncs.
+//
+// A Store is safe for concurrent use. When a write or a sync fails (a full disk), the store fails for good:
+// every later change of any of its queues returns ErrStoreFailed, while Stats, Messages and Attributes go
+// on; open the directory again to recover what is on disk.
+type Store struct {
+	eng      store.Engine
+	location string
+
+	// failed is set once: the error every change returns after the store failed or was closed.
+	failed atomic.Pointer[error]
+	// open holds the queues open on the store by name. It is replaced whole under mu, so a queue can look a
+	// source up while it holds its own lock, which must not wait for mu.
+	open atomic.Pointer[map[string]*Queue]
+
+	// mu guards the fields below. Lock order: Store.mu before Queue.mu.
+	mu      sync.Mutex
+	catalog map[string]*queueRecord // every queue stored, by name
+	nextID  uint32
+	closed  bool
+}
+
+// Errors of durable queues. They are not rejections by an SQS rule: fifoq.ErrorCode returns "" for them.
+var (
+	// ErrStoreClosed: the queue's store was closed.
+	ErrStoreClosed = errors.New("fifoq: store is closed")
+	// ErrStoreFailed: a write or a sync of the queue's store failed; it refuses every change until it is
+	// opened again. The error wraps the engine's, such as ENOSPC.
+	ErrStoreFailed = errors.New("fifoq: store failed")
+	// ErrQueueOpen: a queue of that name is open on the store already: a store holds one Queue per name.
+	ErrQueueOpen = errors.New("fifoq: queue is open already")
+	// ErrQueueDeleted: the queue was deleted from its store.
+	ErrQueueDeleted = errors.New("fifoq: queue was deleted")
+	// ErrQueueInUse: a dead-letter queue cannot be deleted while a queue open on the store sends to it.
+	ErrQueueInUse = errors.New("fifoq: queue is in use")
+)
+
+func init() {
+	store.NewStore = func(e store.Engine, location string) (any, error) { return openStore(e, location) }
+	store.EngineOf = func(s any) store.Engine { return s.(*Store).eng }
+}
+
+// openStore reads the catalog of the store on e.
+func openStore(e store.Engine, location string) (*Store, error) {
+	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord)}
+	s.open.Store(&map[string]*Queue{})
+	formatSeen := false
+	err := e.Scan([]byte{keyFormat}, []byte{keyQueue + 1}, func(k, v []byte) error {
+		switch k[0] {
+		case keyFormat:
+			if string(k[1:]) != formatKeyValue || len(v) != 1 || v[0] != formatVersion {
+				return fmt.Errorf("%w: %s: format record %q = %q, want version %d", ErrStoreCorrupt, location, k, v, formatVersion)
+			}
+			formatSeen = true
+		case keyQueue:
+			r, err := decodeQueueRecord(v)
+			if err != nil {
+				return fmt.Errorf("%w: %s: queue %q: %v", ErrStoreCorrupt, location, k[1:], err)
+			}
+			s.catalog[string(k[1:])] = &r
+			s.nextID = max(s.nextID, r.id+1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !formatSeen {
+		if len(s.catalog) > 0 {
+			return nil, fmt.Errorf("%w: %s: queues stored without a format record", ErrStoreCorrupt, location)
+		}
+		b := e.NewBatch()
+		b.Set(formatKey(), []byte{formatVersion})
+		t, err := e.Commit(b, true)
+		if err == nil {
+			err = t.Wait()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrStoreFailed, location, err)
+		}
+	}
+	return s, nil
+}
+
+// String returns where the store is, such as its directory.
+func (s *Store) String() string { return s.location }
+
+// Queues returns the names of the queues the store holds, in order, open or not.
+func (s *Store) Queues() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.catalog))
+}
+
+// Close makes every change durable and closes the store. The queues open on it refuse changes from then on
+// (ErrStoreClosed); Stats, Messages and Attributes go on. A second Close returns nil.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	closed := fmt.Errorf("%w: %s", ErrStoreClosed, s.location)
+	s.failed.CompareAndSwap(nil, &closed)
+	open := *s.open.Load()
+	s.mu.Unlock()
+	for _, q := range open {
+		q.mu.Lock()
+		q.commitLocked() // what the call under way recorded; later calls commit nothing
+		q.mu.Unlock()
+	}
+	return s.eng.Close()
+}
+
+// DeleteQueue removes a queue and every message it holds from the store. An open Queue of that name
+// refuses every change from then on (ErrQueueDeleted). A dead-letter queue that a queue open on the store
+// uses cannot be deleted (ErrQueueInUse). Deleting a queue that the store does not hold does nothing.
+func (s *Store) DeleteQueue(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.err(); err != nil {
+		return err
+	}
+	rec := s.catalog[name]
+	if rec == nil {
+		return nil
+	}
+	q := (*s.open.Load())[name]
+	if q != nil {
+		q.mu.Lock()
+		sources := len(q.sources)
+		var src string
+		if sources > 0 {
+			src = q.sources[0].name
+		}
+		q.mu.Unlock()
+		if sources > 0 {
+			return fmt.Errorf("%w: %s is the dead-letter queue of %s", ErrQueueInUse, name, src)
+		}
+	}
+	delete(s.catalog, name)
+	s.setOpen(name, nil)
+
+	b := s.eng.NewBatch()
+	b.Delete(queueKey(name))
+	b.DeleteRange(dataRange(rec.id))
+	var c commit
+	if q != nil {
+		// Under the queue's lock: every change it committed before is ordered before the range deletion,
+		// and it commits none after.
+		q.mu.Lock()
+		q.commitLocked()
+		q.deleted.Store(true)
+		c.t, c.err = s.eng.Commit(b, true)
+		q.mu.Unlock()
+	} else {
+		c.t, c.err = s.eng.Commit(b, true)
+	}
+	if c.err != nil {
+		c.err = s.fail(c.err)
+	}
+	return c.wait(s)
+}
+
+// err returns the error of a failed or closed store, or nil.
+func (s *Store) err() error {
+	if p := s.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// fail records that a write or a sync failed: the store refuses every later change. It returns the error
+// the caller returns.
+func (s *Store) fail(cause error) error {
+	err := fmt.Errorf("%w: %s: %w", ErrStoreFailed, s.location, cause)
+	if errors.Is(cause, store.ErrClosed) {
+		err = fmt.Errorf("%w: %s", ErrStoreClosed, s.location)
+	}
+	if s.failed.CompareAndSwap(nil, &err) {
+		return err
+	}
+	return s.err()
+}
+
+// setOpen records q as the open queue of that name, or forgets the name when q is nil. s.mu must be held.
+func (s *Store) setOpen(name string, q *Queue) {
+	m := maps.Clone(*s.open.Load())
+	if q == nil {
+		delete(m, name)
+	} else {
+		m[name] = q
+	}
+	s.open.Store(&m)
+}
+
+// openQueue returns the queue of that name open on the store, or nil.
+func (s *Store) openQueue(name string) *Queue { return (*s.open.Load())[name] }
+
+// seqBlock is how many sequence numbers a queue takes at a time: the catalog record is written once per
+// seqBlock messages, and a restart skips at most that many.
+const seqBlock = 1 << 12
+
+// attach opens the stored queue of q's name, or stores a new one, and recovers q's messages. key is the
+// name the store knows the queue by: its name, except for the queues of this package's tests.
+func (s *Store) attach(q *Queue, key string) error {
+	s.mu.Lock()
+	if err := s.err(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	if s.openQueue(key) != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %s in %s", ErrQueueOpen, key, s.location)
+	}
+	rec, found := s.catalog[key]
+	if !found {
+		rec = &queueRecord{id: s.nextID, nonce: rand.Uint64(), tag: rand.Uint32()}
+		s.nextID++
+		s.catalog[key] = rec
+	}
+	s.setOpen(key, q)
+	s.mu.Unlock()
+
+	q.st, q.sid, q.idNonce, q.tag, q.seqLimit = s, rec.id, rec.nonce, rec.tag, rec.seqLimit
+	if rec.purgedAt != 0 {
+		q.purged, q.purgedAt = true, q.tickOf(rec.purgedAt)
+	}
+	var err error
+	if found {
+		err = q.recover()
+	} else {
+		b := s.eng.NewBatch()
+		b.Set(queueKey(key), rec.encode(nil))
+		var c commit
+		if c.t, c.err = s.eng.Commit(b, true); c.err != nil {
+			c.err = s.fail(c.err)
+		}
+		err = c.wait(s)
+	}
+	if err != nil {
+		s.mu.Lock()
+		s.setOpen(key, nil)
+		if !found {
+			delete(s.catalog, key)
+		}
+		s.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// WithStore keeps the queue in s, so that it survives a restart: New opens the queue of that name stored
+// in s, with every message it held, or stores a new one. The queue's settings are the options given to New,
+// as without a store. A dead-letter queue must be in the same store as its sources.
+func WithStore(s *Store) Option { return func(c *config) { c.store = s } }
