@@ -66,8 +66,8 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	}
 	n := q.takeLocked(now, got[:maxMessages], vt, attemptID)
 	var (
-		err     error
-		waited  commit
+		err    error
+		waited commit
 	)
 	if n == 0 && wait > 0 {
 		n, waited, err = q.waitLocked(ctx, now+wait, got[:maxMessages], vt, attemptID)
