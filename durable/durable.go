@@ -31,6 +31,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -144,18 +145,15 @@ func openEngine(dir string, c config) (*engine, error) {
 
 // openError says why Pebble did not open dir.
 func openError(dir string, err error) error {
+	var pathErr *fs.PathError
 	switch {
-	case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EWOULDBLOCK), errors.Is(err, syscall.EACCES) && lockHeld(err):
-		return fmt.Errorf("%w: %s: %w", ErrLocked, dir, err)
+	case (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) && !errors.As(err, &pathErr), // fcntl's
+		strings.Contains(err.Error(), "lock held by current process"): // Pebble's own check, a plain error
+		return fmt.Errorf("%w: %s (its LOCK file is held): %w", ErrLocked, dir, err)
 	case pebble.IsCorruptionError(err), errors.Is(err, fs.ErrNotExist), errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, dir, err)
 	}
 	return fmt.Errorf("durable: open %s: %w", dir, err)
-}
-
-func lockHeld(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Op == "lock"
 }
 
 // engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
