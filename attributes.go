@@ -86,20 +86,21 @@ func (q *Queue) SetAttributes(a Attributes) error {
 	now := q.lock()
 	q.cfg.Store(c)
 	redriveMu.Unlock() // published: the next change can check its cycles against it
+	q.syncLocked()     // what the lock expired under the old retention, which the new one may lengthen
 	if c.retention != old.retention {
 		q.rescheduleExpiriesLocked()
 	}
 	if q.fifo && c.delay != old.delay {
 		q.redelayLocked(now)
 	}
-	q.unlock() // the next call expires what the new retention ended
+	err = q.unlock().wait(q.st) // the next call expires what the new retention ended
 
 	if d := old.dlq; d != nil && d != c.dlq {
 		d.mu.Lock()
 		d.sources = slices.DeleteFunc(d.sources, func(s *Queue) bool { return s == q })
 		d.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 // configWith returns old with the settings of a, validated; redriveMu must be held, for the cycle check.
@@ -160,7 +161,8 @@ func (q *Queue) rescheduleExpiriesLocked() {
 }
 
 // redelayLocked gives the delayed messages of a FIFO queue the queue's new delay, counted from their send
-// (spec 4.6). It walks the stored messages: a change of settings, not a hot path.
+// (spec 4.6), in memory and in the store. It walks the stored messages: a change of settings, not a hot
+// path.
 func (q *Queue) redelayLocked(now tick) {
 	delay := q.conf().delay
 	for m := q.all.head; m != nil; m = next(m, bySend) {
@@ -168,10 +170,16 @@ func (q *Queue) redelayLocked(now tick) {
 			continue
 		}
 		q.due.remove(m)
-		if t := m.sentAt + delay; t > now {
+		t := m.sentAt + delay
+		if t > now {
 			q.scheduleLocked(m, t)
 		} else {
 			q.makeVisibleLocked(m)
+			t = 0
+		}
+		if q.st != nil {
+			q.putMessageLocked(q.batchLocked(), m, t)
+			q.jsync = true
 		}
 	}
 }

@@ -91,6 +91,7 @@ type mdlMachine struct {
 	stored      map[string]time.Time // FIFO: deduplication key -> when a message was last stored under it
 	accepted    []string             // every MessageID accepted as a new message, by a send or a move task
 	tags        int                  // sent messages so far: each carries its number in the attribute mdlTag
+	rs          *mdlRestarter        // the queues' store, which Restart stops and opens again; nil in memory
 }
 
 // mdlTag is the message attribute that tells sent messages apart; it stays with a message through its moves.
@@ -101,8 +102,15 @@ func mdlDur(lo, hi int, unit time.Duration) *rapid.Generator[time.Duration] {
 	return rapid.Map(rapid.IntRange(lo, hi), func(n int) time.Duration { return time.Duration(n) * unit })
 }
 
-func mdlRun(t *rapid.T, fifo, withDLQ bool) {
+func mdlRun(t *rapid.T, fifo, withDLQ bool) { mdlRunWith(t, fifo, withDLQ, nil) }
+
+// mdlRunWith runs the state machine; with rs, on durable queues kept in rs's store, with a Restart action.
+func mdlRunWith(t *rapid.T, fifo, withDLQ bool, rs *mdlRestarter) {
 	ctx := context.Background()
+	var stored []fifoq.Option // WithStore, for the durable queues
+	if rs != nil {
+		stored = []fifoq.Option{fifoq.WithStore(rs.start(t))}
+	}
 	name := "mdl-standard"
 	if fifo {
 		name = "mdl.fifo"
@@ -131,7 +139,7 @@ func mdlRun(t *rapid.T, fifo, withDLQ bool) {
 		if fifo {
 			dcfg.Name = "mdl-dlq.fifo"
 		}
-		dq, err := fifoq.New(dcfg.Name, fifoq.WithVisibilityTimeout(dcfg.Visibility), fifoq.WithRetention(dcfg.Retention))
+		dq, err := fifoq.New(dcfg.Name, append(stored, fifoq.WithVisibilityTimeout(dcfg.Visibility), fifoq.WithRetention(dcfg.Retention))...)
 		require.NoError(t, err)
 		dlq = &mdlSide{q: dq, m: model.New(dcfg), cfg: dcfg, firstSeq: map[string]string{}}
 		cfg.DLQ, cfg.MaxReceiveCount = dlq.m, rapid.IntRange(1, 3).Draw(t, "maxReceiveCount")
@@ -145,7 +153,7 @@ func mdlRun(t *rapid.T, fifo, withDLQ bool) {
 			opts = append(opts, fifoq.WithDeduplicationScope(fifoq.DeduplicationScopeMessageGroup))
 		}
 	}
-	q, err := fifoq.New(name, opts...)
+	q, err := fifoq.New(name, append(stored, opts...)...)
 	require.NoError(t, err)
 
 	other, err := fifoq.New("mdl-other")
@@ -162,6 +170,7 @@ func mdlRun(t *rapid.T, fifo, withDLQ bool) {
 		ctx:     ctx, fifo: fifo,
 		otherHandle: ds[0].ReceiptHandle,
 		stored:      map[string]time.Time{},
+		rs:          rs,
 	}
 	actions := map[string]func(*rapid.T){
 		"Send":                  s.send,
@@ -184,6 +193,9 @@ func mdlRun(t *rapid.T, fifo, withDLQ bool) {
 		actions["ChangeVisibilityDLQ"] = s.changeVisibilityDLQ
 		actions["PurgeDLQ"] = s.purgeDLQ
 		actions["MoveBack"] = s.moveBack
+	}
+	if rs != nil {
+		actions["Restart"] = s.restart
 	}
 	t.Repeat(actions)
 }

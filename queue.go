@@ -525,8 +525,8 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	}
 	if q.st != nil {
 		var until tick
-		if delay > 0 && !q.fifo {
-			until = now + delay // a FIFO queue's delay comes from its settings (spec 4.6)
+		if delay > 0 {
+			until = now + delay
 		}
 		q.putMessageLocked(q.batchLocked(), m, until)
 	}

@@ -166,14 +166,9 @@ func (r *recovery) finish() error {
 		q.origins[m.seq] = &origin{messageID: s.messageID, sourceName: s.source}
 	}
 
-	delayEnd := q.tickOf(s.delayUntil)
-	switch {
-	case s.moved:
-		delayEnd = 0 // a dead-letter queue's delay does not apply to moved messages
-	case q.fifo:
-		delayEnd = m.sentAt + q.conf().delay // the queue's delay now (spec 4.6)
-	case s.delayUntil == 0:
-		delayEnd = 0
+	var delayEnd tick // 0: none
+	if s.delayUntil != 0 {
+		delayEnd = q.tickOf(s.delayUntil)
 	}
 	// A visible message takes the state it had before it became visible, for makeVisibleLocked to put it
 	// where such a message goes: in flight for one received here, delayed for one never received.
