@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -64,8 +65,8 @@ func atConcurrent(t *testing.T, fifo bool) {
 	const (
 		producers, perProducer = 3, 150
 		consumers              = 3
-		minRounds              = 200 // of the setter and the reader, which go on until the consumers end
-		maxRounds              = 1_000_000
+		minRounds              = 200       // of the setter and the reader, which go on until the consumers end
+		maxStall               = 1_000_000 // rounds in a row with no send or receive done: a livelock
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -78,10 +79,14 @@ func atConcurrent(t *testing.T, fifo bool) {
 	l := &atLedger{sent: map[string]bool{}, held: map[string]bool{}, received: map[string]int{}, deleted: map[string]bool{}}
 	var wg, producing, consuming sync.WaitGroup
 	producersDone, consumersDone := make(chan struct{}), make(chan struct{})
+	var progress atomic.Int64                // sends and receives done: on a store, each waits for the disk in real time
 	rounds := func(yield func(i int) bool) { // minRounds, then until the consumers end
+		last, stalled := progress.Load(), 0
 		for i := 0; ; i++ {
-			if i >= maxRounds {
-				l.fail("the consumers did not end within %d rounds", maxRounds)
+			if p := progress.Load(); p != last {
+				last, stalled = p, 0
+			} else if stalled++; stalled >= maxStall {
+				l.fail("no send or receive done in %d rounds", maxStall)
 				cancel() // ends any long poll
 				return
 			}
@@ -112,6 +117,7 @@ func atConcurrent(t *testing.T, fifo bool) {
 					l.fail("Send(%q): %+v, %v", body, r, err)
 					return
 				}
+				progress.Add(1)
 				l.mu.Lock()
 				l.sent[r.MessageID] = true
 				l.mu.Unlock()
@@ -132,6 +138,7 @@ func atConcurrent(t *testing.T, fifo bool) {
 					l.fail("Receive: %v", err)
 					return
 				}
+				progress.Add(1)
 				if len(ds) == 0 {
 					select {
 					case <-producersDone:

@@ -57,6 +57,11 @@ type Memory struct {
 	// gate, when held by PauseSyncs, keeps Wait from syncing until ResumeSyncs.
 	gate sync.Mutex
 
+	// waiting counts the Waits at the gate; changed is closed and replaced when it grows.
+	waitMu  sync.Mutex
+	waiting int
+	changed chan struct{}
+
 	mu         sync.Mutex
 	live       *btree.BTreeG[kv] // everything applied
 	log        []*memBatch       // committed, not durable yet, in commit order
@@ -160,8 +165,11 @@ type memTicket struct {
 // Wait writes the log up to the ticket's batch to the disk, unless it is there already.
 func (t *memTicket) Wait() error {
 	m := t.m
+	m.arrive(1)
 	m.gate.Lock()
-	m.gate.Unlock() //nolint:staticcheck // the gate is a barrier: PauseSyncs holds it
+	//lint:ignore SA2001 the gate is a barrier that PauseSyncs holds
+	m.gate.Unlock()
+	m.arrive(-1)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if t.seq <= m.durable {
@@ -175,7 +183,7 @@ func (t *memTicket) Wait() error {
 		m.broken = err
 		return err
 	}
-	m.syncLocked(t.seq)
+	m.syncLocked(m.committed) // as an fsync does, everything written so far
 	return nil
 }
 
@@ -274,6 +282,33 @@ func (m *Memory) PauseSyncs() { m.gate.Lock() }
 
 // ResumeSyncs lets the Waits that PauseSyncs held go on.
 func (m *Memory) ResumeSyncs() { m.gate.Unlock() }
+
+func (m *Memory) arrive(d int) {
+	m.waitMu.Lock()
+	m.waiting += d
+	if d > 0 && m.changed != nil {
+		close(m.changed)
+		m.changed = nil
+	}
+	m.waitMu.Unlock()
+}
+
+// WaitBlocked blocks until at least n Waits are at the gate that PauseSyncs closed.
+func (m *Memory) WaitBlocked(n int) {
+	for {
+		m.waitMu.Lock()
+		if m.waiting >= n {
+			m.waitMu.Unlock()
+			return
+		}
+		if m.changed == nil {
+			m.changed = make(chan struct{})
+		}
+		ch := m.changed
+		m.waitMu.Unlock()
+		<-ch
+	}
+}
 
 // Syncs returns how many syncs the engine has done: fewer than the Waits when callers share them.
 func (m *Memory) Syncs() int {

@@ -1,0 +1,491 @@
+package fifoq_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
+	"github.com/stretchr/testify/require"
+)
+
+// The durable queue's own rules, on the in-memory engine of internal/store, whose crashes lose what was not
+// synced and whose commits and syncs fail on demand. (The whole suite also runs on durable queues: see
+// main_test.go; and the state machine restarts its store: model_restart_test.go.)
+
+// stDisk is a disk and the store open on it now, with a clock that runs on while the store is down.
+type stDisk struct {
+	t     *testing.T
+	disk  *store.Disk
+	eng   *store.Memory
+	st    *fifoq.Store
+	clock *fifoq.ManualClock
+}
+
+func newStDisk(t *testing.T) *stDisk {
+	d := &stDisk{t: t, disk: store.NewDisk(), clock: fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	d.open()
+	return d
+}
+
+// open opens the store on the disk.
+func (d *stDisk) open() *fifoq.Store {
+	d.t.Helper()
+	eng, err := d.disk.Open()
+	require.NoError(d.t, err)
+	st, err := store.NewStore(eng, "disk")
+	require.NoError(d.t, err)
+	d.eng, d.st = eng, st.(*fifoq.Store)
+	return d.st
+}
+
+// restart closes the store, or crashes it, and opens it again.
+func (d *stDisk) restart(crash bool) {
+	d.t.Helper()
+	if crash {
+		d.eng.Crash()
+	} else {
+		require.NoError(d.t, d.st.Close())
+	}
+	d.open()
+}
+
+// queue opens the queue of that name in the store, on the disk's clock.
+func (d *stDisk) queue(name string, opts ...fifoq.Option) *fifoq.Queue {
+	d.t.Helper()
+	q, err := fifoq.New(name, append([]fifoq.Option{fifoq.WithStore(d.st), fifoq.WithClock(d.clock)}, opts...)...)
+	require.NoError(d.t, err, "New(%s)", name)
+	return q
+}
+
+// stState lists the stored messages as body/state/receive count.
+func stState(q *fifoq.Queue) []string {
+	var out []string
+	for m := range q.Messages() {
+		out = append(out, fmt.Sprintf("%s/%v/%d", m.Body, m.State, m.ReceiveCount))
+	}
+	return out
+}
+
+func stSend(t *testing.T, q *fifoq.Queue, group string, bodies ...string) []fifoq.SendResult {
+	t.Helper()
+	var out []fifoq.SendResult
+	for _, b := range bodies {
+		m := fifoq.Message{Body: b}
+		if q.FIFO() {
+			m.GroupID, m.DeduplicationID = group, b
+		}
+		r, err := q.Send(context.Background(), m)
+		require.NoError(t, err, "Send(%s)", b)
+		out = append(out, r)
+	}
+	return out
+}
+
+func stBodies(ds []fifoq.Delivery) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, fmt.Sprintf("%s#%d", d.Body, d.ReceiveCount))
+	}
+	return out
+}
+
+var stWays = []struct {
+	name  string
+	crash bool
+}{{"close", false}, {"crash", true}}
+
+// A restart keeps every message as it was: states, receive counts, group order, receipt handles,
+// MessageIDs, and deduplication ids; the clock runs on while the store is down.
+func TestStoreRestartKeepsMessages(t *testing.T) {
+	ctx := context.Background()
+	for _, way := range stWays {
+		t.Run(way.name, func(t *testing.T) {
+			d := newStDisk(t)
+			opts := []fifoq.Option{fifoq.WithVisibilityTimeout(30 * time.Second)}
+			q := d.queue("orders.fifo", opts...)
+			sent := stSend(t, q, "g", "a", "b", "c")
+			stSend(t, q, "h", "x")
+			ds, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 2}) // a, b of g: g is blocked
+			require.NoError(t, err)
+			require.Equal(t, []string{"a#1", "b#1"}, stBodies(ds))
+			before := stState(q)
+
+			d.restart(way.crash)
+			d.clock.Advance(10 * time.Second) // while it was down
+			q = d.queue("orders.fifo", opts...)
+			require.Equal(t, before, stState(q), "messages after the restart")
+			require.Equal(t, fifoq.Stats{Visible: 2, InFlight: 2}, q.Stats())
+
+			// g stays blocked behind its in-flight head; h is served.
+			got, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+			require.NoError(t, err)
+			require.Equal(t, []string{"x#1"}, stBodies(got), "receive while a and b are in flight")
+
+			// A receipt handle from before the restart still works.
+			require.NoError(t, q.Delete(ctx, ds[0].ReceiptHandle), "delete a by its old handle")
+			require.NoError(t, q.ChangeVisibility(ctx, ds[1].ReceiptHandle, 0), "give b back by its old handle")
+			got, err = q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+			require.NoError(t, err)
+			require.Equal(t, []string{"b#2", "c#1"}, stBodies(got), "g after a was deleted")
+			require.Equal(t, sent[1].MessageID, got[0].MessageID, "b's MessageID")
+			require.Equal(t, sent[1].SequenceNumber, got[0].SequenceNumber, "b's sequence number")
+
+			// The deduplication id of a is remembered for its 5 minutes, across the restart.
+			r, err := q.Send(ctx, fifoq.Message{Body: "a", GroupID: "g", DeduplicationID: "a"})
+			require.NoError(t, err)
+			require.True(t, r.Duplicate, "a sent again 10 s after its first send")
+			require.Equal(t, sent[0].MessageID, r.MessageID)
+		})
+	}
+}
+
+// Visibility timeouts, delays and retention run on while the store is down, by the clock's absolute time.
+func TestStoreTimeRunsWhileDown(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	opts := []fifoq.Option{fifoq.WithVisibilityTimeout(time.Minute), fifoq.WithRetention(10 * time.Minute)}
+	q := d.queue("jobs", opts...)
+	_, err := q.Send(ctx, fifoq.Message{Body: "old"})
+	require.NoError(t, err)
+	d.clock.Advance(5 * time.Minute)
+	_, err = q.Send(ctx, fifoq.Message{Body: "timer", Delay: 3 * time.Minute})
+	require.NoError(t, err)
+	_, err = q.Send(ctx, fifoq.Message{Body: "new"})
+	require.NoError(t, err)
+	ds, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"old#1", "new#1"}, stBodies(ds))
+	require.NoError(t, d.st.Close())
+
+	d.clock.Advance(2 * time.Minute) // the receives' visibility ended
+	d.open()
+	q = d.queue("jobs", opts...)
+	require.Equal(t, fifoq.Stats{Visible: 2, Delayed: 1}, q.Stats(), "after 2 minutes: %v", stState(q))
+	require.NoError(t, d.st.Close())
+
+	d.clock.Advance(4 * time.Minute) // old is past its 10 minutes; timer's delay ended
+	d.open()
+	q = d.queue("jobs", opts...)
+	require.Equal(t, []string{"timer/visible/0", "new/visible/1"}, stState(q))
+}
+
+// Sequence numbers and MessageIDs are never given out twice, even when the messages that had the last
+// ones are gone before a restart.
+func TestStoreSequenceNumbersAfterRestart(t *testing.T) {
+	ctx := context.Background()
+	for _, way := range stWays {
+		t.Run(way.name, func(t *testing.T) {
+			d := newStDisk(t)
+			q := d.queue("seq.fifo")
+			first := stSend(t, q, "g", "1", "2", "3")
+			require.NoError(t, q.Purge(ctx))
+			d.restart(way.crash)
+			q = d.queue("seq.fifo")
+			again := stSend(t, q, "g", "4")
+			require.Greater(t, again[0].SequenceNumber, first[2].SequenceNumber)
+			for _, r := range first {
+				require.NotEqual(t, r.MessageID, again[0].MessageID)
+			}
+		})
+	}
+}
+
+// The 60 seconds between purges hold across a restart, and deduplication ids end after 5 minutes.
+func TestStorePurgeAndDedupAcrossRestart(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	q := d.queue("p.fifo")
+	stSend(t, q, "g", "a")
+	require.NoError(t, q.Purge(ctx))
+	stSend(t, q, "g", "b")
+	d.restart(true)
+	q = d.queue("p.fifo")
+	require.ErrorIs(t, q.Purge(ctx), fifoq.ErrPurgeInProgress, "a purge 0 s after the last one")
+	d.clock.Advance(5 * time.Minute)
+	r, err := q.Send(ctx, fifoq.Message{Body: "b", GroupID: "g", DeduplicationID: "b"})
+	require.NoError(t, err)
+	require.False(t, r.Duplicate, "b's deduplication id 5 minutes later")
+	require.NoError(t, q.Purge(ctx))
+}
+
+// A receive request attempt id can be retried after a restart, within its 5 minutes.
+func TestStoreAttemptIDAcrossRestart(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	q := d.queue("a.fifo")
+	stSend(t, q, "g", "a", "b")
+	first, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, AttemptID: "try-1"})
+	require.NoError(t, err)
+	d.restart(true)
+	d.clock.Advance(time.Minute)
+	q = d.queue("a.fifo")
+	again, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, AttemptID: "try-1"})
+	require.NoError(t, err)
+	require.Equal(t, first, again, "the retry returns the same messages and receipt handles")
+}
+
+// A message moved to a dead-letter queue stays there with its origin across a restart, and a move task
+// started after the restart returns it to its source, which it finds by name.
+func TestStoreDeadLetterAcrossRestart(t *testing.T) {
+	ctx := context.Background()
+	for _, fifo := range []bool{false, true} {
+		t.Run(fmt.Sprint("fifo=", fifo), func(t *testing.T) {
+			name, dlqName := "src", "dlq"
+			if fifo {
+				name, dlqName = "src.fifo", "dlq.fifo"
+			}
+			d := newStDisk(t)
+			dlq := d.queue(dlqName)
+			srcOpts := func(dlq *fifoq.Queue) []fifoq.Option {
+				return []fifoq.Option{fifoq.WithVisibilityTimeout(0), fifoq.WithDeadLetterQueue(dlq, 1)}
+			}
+			q := d.queue(name, srcOpts(dlq)...)
+			sent := stSend(t, q, "g", "poison", "fine")
+			ds, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 1})
+			require.NoError(t, err)
+			require.Equal(t, []string{"poison#1"}, stBodies(ds))
+			ds, err = q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10}) // poison moves; fine comes
+			require.NoError(t, err)
+			require.Equal(t, []string{"fine#1"}, stBodies(ds))
+
+			d.restart(true)
+			// Without its source open, the dead-letter queue cannot send the message back.
+			dlq = d.queue(dlqName)
+			require.Equal(t, []string{"poison/visible/1"}, stState(dlq))
+			for m := range dlq.Messages() {
+				require.Equal(t, name, m.DeadLetterSource)
+				require.Equal(t, sent[0].MessageID, m.MessageID)
+			}
+			q = d.queue(name, srcOpts(dlq)...)
+			task, err := dlq.StartMoveTask(ctx, nil, 0)
+			require.NoError(t, err)
+			require.NoError(t, task.Wait(ctx))
+			require.Equal(t, fifoq.MoveTaskCompleted, task.Status().State, "%+v", task.Status())
+			require.Empty(t, stState(dlq))
+			require.Equal(t, []string{"fine/visible/1", "poison/visible/0"}, stState(q))
+
+			d.restart(true)
+			dlq = d.queue(dlqName)
+			q = d.queue(name, srcOpts(dlq)...)
+			require.Empty(t, stState(dlq), "after the move and a crash")
+			require.Equal(t, []string{"fine/visible/1", "poison/visible/0"}, stState(q), "after the move and a crash")
+		})
+	}
+}
+
+// A move task whose dead-letter queue holds a message of a source that is not open fails, naming it, and
+// leaves the message where it is.
+func TestStoreMoveTaskSourceNotOpen(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	dlq := d.queue("dlq")
+	q := d.queue("src", fifoq.WithVisibilityTimeout(0), fifoq.WithDeadLetterQueue(dlq, 1))
+	stSend(t, q, "", "poison")
+	for range 2 {
+		_, err := q.Receive(ctx, fifoq.ReceiveOptions{})
+		require.NoError(t, err)
+	}
+	d.restart(false)
+	dlq = d.queue("dlq")
+	d.queue("other", fifoq.WithDeadLetterQueue(dlq, 1)) // so that dlq is a dead-letter queue
+	task, err := dlq.StartMoveTask(ctx, nil, 0)
+	require.NoError(t, err)
+	require.NoError(t, task.Wait(ctx))
+	st := task.Status()
+	require.Equal(t, fifoq.MoveTaskFailed, st.State)
+	require.Contains(t, st.Failure, "came from src, which is not open")
+	require.Equal(t, []string{"poison/visible/1"}, stState(dlq))
+}
+
+// A failed write or sync fails the call, and the store for good: every later change of every queue in it
+// returns ErrStoreFailed, while Stats and Messages go on. Opening it again recovers what was durable.
+func TestStoreFailStop(t *testing.T) {
+	ctx := context.Background()
+	boom := errors.New("no space left on device")
+	for _, fault := range []string{"commit", "sync"} {
+		t.Run(fault, func(t *testing.T) {
+			d := newStDisk(t)
+			q := d.queue("q")
+			other := d.queue("other")
+			stSend(t, q, "", "kept")
+			if fault == "commit" {
+				d.eng.FailNextCommit(boom)
+			} else {
+				d.eng.FailNextSync(boom)
+			}
+			_, err := q.Send(ctx, fifoq.Message{Body: "lost"})
+			require.ErrorIs(t, err, fifoq.ErrStoreFailed)
+			require.ErrorIs(t, err, boom, "the engine's error is wrapped")
+
+			_, err = other.Send(ctx, fifoq.Message{Body: "refused"})
+			require.ErrorIs(t, err, fifoq.ErrStoreFailed, "another queue of the failed store")
+			_, err = q.Receive(ctx, fifoq.ReceiveOptions{})
+			require.ErrorIs(t, err, fifoq.ErrStoreFailed, "a receive changes receive counts: refused")
+			require.ErrorIs(t, q.Purge(ctx), fifoq.ErrStoreFailed)
+			require.ErrorIs(t, q.SetAttributes(q.Attributes()), fifoq.ErrStoreFailed)
+			_, err = fifoq.New("new", fifoq.WithStore(d.st))
+			require.ErrorIs(t, err, fifoq.ErrStoreFailed)
+			require.Equal(t, 0, other.Stats().Visible, "reads go on")
+			require.NotEmpty(t, stState(q), "reads go on")
+
+			d.restart(true)
+			q = d.queue("q")
+			require.Equal(t, []string{"kept/visible/0"}, stState(q), "what was durable")
+			stSend(t, q, "", "after")
+		})
+	}
+}
+
+// Concurrent callers share syncs: while one sync runs, the others commit and wait, and one sync makes them
+// all durable.
+func TestStoreGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	q := d.queue("q")
+	before := d.eng.Syncs()
+	d.eng.PauseSyncs()
+	const n = 32
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, err := q.Send(ctx, fifoq.Message{Body: fmt.Sprint(i)})
+			errs <- err
+		})
+	}
+	d.eng.WaitBlocked(n) // every send has committed and waits for the disk
+	d.eng.ResumeSyncs()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.LessOrEqual(t, d.eng.Syncs()-before, 2, "syncs for %d concurrent sends", n)
+	d.restart(true)
+	require.Equal(t, n, d.queue("q").Stats().Visible)
+}
+
+// A change is visible to other callers before it is durable, never reported done before: when the process
+// dies in between, the caller that made it and a caller that saw it both fail, and it is gone.
+func TestStoreVisibleBeforeDurable(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	q := d.queue("q")
+	d.eng.PauseSyncs()
+	sendErr := make(chan error, 1)
+	go func() {
+		_, err := q.Send(ctx, fifoq.Message{Body: "unsure"})
+		sendErr <- err
+	}()
+	d.eng.WaitBlocked(1)
+	require.Equal(t, 1, q.Stats().Visible, "the send is visible while it syncs")
+	recvErr := make(chan error, 1)
+	go func() {
+		_, err := q.Receive(ctx, fifoq.ReceiveOptions{})
+		recvErr <- err
+	}()
+	d.eng.WaitBlocked(2)
+	require.Equal(t, 1, q.Stats().InFlight, "received while its send syncs")
+	d.eng.Crash()
+	d.eng.ResumeSyncs()
+	require.ErrorIs(t, <-sendErr, fifoq.ErrStoreFailed, "the send was not durable")
+	require.ErrorIs(t, <-recvErr, fifoq.ErrStoreFailed, "the receive was not durable")
+	d.open()
+	require.Empty(t, stState(d.queue("q")))
+}
+
+// One store holds one Queue per name; a store refuses what would mix queues of two stores.
+func TestStoreQueueNames(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	q := d.queue("q")
+	_, err := fifoq.New("q", fifoq.WithStore(d.st))
+	require.ErrorIs(t, err, fifoq.ErrQueueOpen)
+	d.queue("r")
+	require.Equal(t, []string{"q", "r"}, d.st.Queues())
+
+	other := newStDisk(t)
+	_, err = fifoq.New("s", fifoq.WithStore(other.st), fifoq.WithDeadLetterQueue(q, 1))
+	require.ErrorIs(t, err, fifoq.ErrInvalidRedrivePolicy, "a dead-letter queue in another store")
+	mem, err := fifoq.New("mem")
+	require.NoError(t, err)
+	_, err = fifoq.New("s", fifoq.WithStore(d.st), fifoq.WithDeadLetterQueue(mem, 1))
+	require.ErrorIs(t, err, fifoq.ErrInvalidRedrivePolicy, "a dead-letter queue in memory")
+	src := d.queue("src", fifoq.WithDeadLetterQueue(q, 1))
+	_, err = q.StartMoveTask(ctx, mem, 0)
+	require.ErrorIs(t, err, fifoq.ErrInvalidMoveTask, "a destination in memory")
+	_ = src
+}
+
+// DeleteQueue removes a queue and its messages; its Queue refuses changes from then on; a dead-letter
+// queue in use cannot be deleted.
+func TestStoreDeleteQueue(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	dlq := d.queue("dlq")
+	q := d.queue("q", fifoq.WithDeadLetterQueue(dlq, 1))
+	stSend(t, q, "", "a", "b")
+	require.ErrorIs(t, d.st.DeleteQueue("dlq"), fifoq.ErrQueueInUse)
+	require.NoError(t, d.st.DeleteQueue("q"))
+	_, err := q.Send(ctx, fifoq.Message{Body: "c"})
+	require.ErrorIs(t, err, fifoq.ErrQueueDeleted)
+	require.Equal(t, []string{"dlq"}, d.st.Queues())
+	require.NoError(t, d.st.DeleteQueue("q"), "deleting a queue that is not there")
+
+	d.restart(true)
+	require.Equal(t, []string{"dlq"}, d.st.Queues(), "after a crash")
+	require.Empty(t, stState(d.queue("q")), "a new queue of the same name is empty")
+}
+
+// Close makes everything durable and can be called twice; the queues refuse changes after it.
+func TestStoreClose(t *testing.T) {
+	ctx := context.Background()
+	d := newStDisk(t)
+	q := d.queue("q")
+	stSend(t, q, "", "a")
+	require.NoError(t, d.st.Close())
+	require.NoError(t, d.st.Close(), "a second Close")
+	_, err := q.Send(ctx, fifoq.Message{Body: "b"})
+	require.ErrorIs(t, err, fifoq.ErrStoreClosed)
+	require.Equal(t, fifoq.Stats{Visible: 1}, q.Stats(), "reads go on")
+	d.open()
+	require.Equal(t, []string{"a/visible/0"}, stState(d.queue("q")))
+}
+
+// A record that does not decode makes New fail with ErrStoreCorrupt naming the queue and the record, rather
+// than open the queue without it.
+func TestStoreCorruptRecord(t *testing.T) {
+	d := newStDisk(t)
+	q := d.queue("q.fifo")
+	stSend(t, q, "g", "a", "b")
+	require.NoError(t, d.st.Close())
+	eng, err := d.disk.Open()
+	require.NoError(t, err)
+	var key []byte
+	require.NoError(t, eng.Scan([]byte{2}, []byte{3}, func(k, v []byte) error {
+		if key == nil && len(k) == 15 && k[5] == 'm' {
+			key = append([]byte{}, k...)
+		}
+		return nil
+	}))
+	require.NotNil(t, key, "a message record")
+	b := eng.NewBatch()
+	b.Set(key, []byte{1, 0, 0xff})
+	tk, err := eng.Commit(b, true)
+	require.NoError(t, err)
+	require.NoError(t, tk.Wait())
+	require.NoError(t, eng.Close())
+
+	d.open()
+	_, err = fifoq.New("q.fifo", fifoq.WithStore(d.st))
+	require.ErrorIs(t, err, fifoq.ErrStoreCorrupt)
+	require.ErrorContains(t, err, "queue q.fifo")
+	require.ErrorContains(t, err, "message 1")
+	_, err = fifoq.New("q.fifo", fifoq.WithStore(d.st))
+	require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "the name is free again after a failed open")
+}
