@@ -99,10 +99,9 @@ func checkCreateType(name string, fifo bool, attrs map[string]string) *apiError 
 	return nil
 }
 
-// parseAttributes validates attribute changes for qs. find looks up a queue by name (the caller may hold the
-// registry lock). Nothing is changed.
-func (s *Server) parseAttributes(qs *queueState, attrs map[string]string, find func(string) *queueState) (*attrSet, *apiError) {
-	fifo := qs.q.FIFO()
+// parseAttributes validates attribute changes for a queue, FIFO or not. find looks up a queue by name (the
+// caller may hold the registry lock). Nothing is changed.
+func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(string) *queueState) (*attrSet, *apiError) {
 	set := &attrSet{raw: attrs}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		v := attrs[name]
@@ -263,8 +262,45 @@ func (set *attrSet) applyTo(v *queueView) *apiError {
 	return nil
 }
 
-// apply makes the changes on the queue, or none of them.
-func (set *attrSet) apply(qs *queueState, now time.Time) *apiError {
+// options returns the options of fifoq.New that make a queue with the changes (CreateQueue). The rules
+// between attributes are checked on v, the view of a new queue, which the changes are made on.
+func (set *attrSet) options(v *queueView) ([]fifoq.Option, *apiError) {
+	if err := set.applyTo(v); err != nil {
+		return nil, err
+	}
+	var opts []fifoq.Option
+	for name, d := range set.durations {
+		switch name {
+		case "VisibilityTimeout":
+			opts = append(opts, fifoq.WithVisibilityTimeout(d))
+		case "DelaySeconds":
+			opts = append(opts, fifoq.WithDelay(d))
+		case "MessageRetentionPeriod":
+			opts = append(opts, fifoq.WithRetention(d))
+		case "ReceiveMessageWaitTimeSeconds":
+			opts = append(opts, fifoq.WithReceiveWaitTime(d))
+		}
+	}
+	if set.maxSize != 0 {
+		opts = append(opts, fifoq.WithMaxMessageSize(set.maxSize))
+	}
+	if set.cbd != nil && *set.cbd {
+		opts = append(opts, fifoq.WithContentBasedDeduplication())
+	}
+	if set.scope != 0 {
+		opts = append(opts, fifoq.WithDeduplicationScope(set.scope))
+	}
+	if set.redrive != nil {
+		opts = append(opts, fifoq.WithDeadLetterQueue(set.redrive, set.count))
+	}
+	if set.allow != nil {
+		opts = append(opts, fifoq.WithRedriveAllowPolicy(*set.allow))
+	}
+	return opts, nil
+}
+
+// apply makes the changes on the queue, or none of them, and records its new definition in j.
+func (set *attrSet) apply(s *Server, j *journal, qs *queueState, now time.Time) *apiError {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
 	v := qs.viewLocked()
@@ -272,24 +308,25 @@ func (set *attrSet) apply(qs *queueState, now time.Time) *apiError {
 		return err
 	}
 	if err := qs.q.SetAttributes(v.a); err != nil {
-		return set.coreError(err, qs)
+		return set.coreError(err, qs.arn, qs.q.FIFO())
 	}
 	qs.throughput, qs.allowSet, qs.extra = v.throughput, v.allowSet, v.extra
 	if set.redriveSet { // only then is the registry lock held, as a change of pendingDLQ needs
 		qs.pendingDLQ, qs.pendingCount = v.pendingDLQ, v.pendingCount
 	}
 	qs.modified = now
+	s.putQueueLocked(j, qs)
 	return nil
 }
 
-// coreError translates a rejection of Queue.SetAttributes.
-func (set *attrSet) coreError(err error, qs *queueState) *apiError {
+// coreError translates a rejection of Queue.SetAttributes or fifoq.New, for the queue arn, FIFO or not.
+func (set *attrSet) coreError(err error, arn string, fifo bool) *apiError {
 	switch {
 	case errors.Is(err, fifoq.ErrRedriveNotAllowed):
-		return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", "Queue "+qs.arn+
+		return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", "Queue "+arn+
 			" is not allowed to use the dead-letter target by its RedriveAllowPolicy.")
 	case errors.Is(err, fifoq.ErrInvalidRedrivePolicy):
-		if d := set.redrive; d != nil && d.FIFO() != qs.q.FIFO() {
+		if d := set.redrive; d != nil && d.FIFO() != fifo {
 			return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", "Dead-letter queue must be same type of queue as the source.")
 		}
 		return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", detail(err))
@@ -298,7 +335,7 @@ func (set *attrSet) coreError(err error, qs *queueState) *apiError {
 	case errors.Is(err, fifoq.ErrInvalidQueueAttribute), errors.Is(err, fifoq.ErrFIFOOnly):
 		return newError(fifoq.ErrorCode(err), "%s", detail(err))
 	}
-	return coreError(err, errCtx{queue: qs.q})
+	return coreError(err, errCtx{})
 }
 
 // parseRedrivePolicy reads {"deadLetterTargetArn": arn, "maxReceiveCount": n}, n a number or a numeric string.
@@ -461,7 +498,7 @@ func (s *Server) sameAttributes(qs *queueState, attrs map[string]string) *apiErr
 	if len(attrs) == 0 {
 		return nil
 	}
-	set, err := s.parseAttributes(qs, attrs, func(n string) *queueState { return s.queues[n] })
+	set, err := s.parseAttributes(qs.q.FIFO(), attrs, func(n string) *queueState { return s.queues[n] })
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,51 @@
 // The server is an ordinary handler, so http.ListenAndServe("127.0.0.1:9324", sqsapi.NewServer()) makes an
 // SQS endpoint for any client; point the client's endpoint URL at it.
 //
+// # Durable queues
+//
+// A server made with [NewServer] keeps its queues in memory: they are gone when the process ends. A server
+// made with [Open] keeps them in a [github.com/fifoq/fifoq.Store], such as one that package
+// github.com/fifoq/fifoq/durable opens in a directory, so that a restart or a crash of the process loses
+// nothing an action reported as done:
+//
+//	st, err := durable.Open("/var/lib/fifoq")
+//	if err != nil {
+//		return err
+//	}
+//	defer st.Close()
+//	srv, err := sqsapi.Open(st)
+//	if err != nil {
+//		return err
+//	}
+//	defer srv.Close() // before st.Close: stops the move tasks
+//
+// What a restart keeps: every queue, with its attributes as GetQueueAttributes shows them (CreatedTimestamp
+// and LastModifiedTimestamp included; Policy, the KMS and SSE attributes and RedriveAllowPolicy as they were
+// given), its tags, and its redrive policy, bound to its dead-letter queue or pending while that queue is
+// deleted; every message, with its attributes, receive count, visibility deadline and dead-letter origin, and
+// the deduplication and receive request attempt ids of the last 5 minutes (package fifoq keeps those);
+// receipt handles stay valid; the AWSTraceHeader of the messages, as long as the server keeps it in memory;
+// and the names deleted in the last 60 seconds, so QueueDeletedRecently counts the time the server was
+// down. Times are wall-clock instants, so visibility timeouts, delays and retention run on while it is down.
+// What it does not keep: message move tasks. A task running at a restart stops there (the messages it moved
+// stay moved), and ListMessageMoveTasks no longer lists the tasks started before.
+//
+// Every action returns once its changes are on disk. The actions that change a queue's definition
+// (CreateQueue, SetQueueAttributes, TagQueue, UntagQueue, AddPermission, RemovePermission, DeleteQueue)
+// write the queue's whole definition and wait for it after releasing the server's locks, so concurrent
+// actions share the disk's syncs; a change is visible to other requests a little before it is durable,
+// never reported as done before. A SendMessage with an AWSTraceHeader waits for one more sync, for the header,
+// after the message's. CreateQueue of a queue the store holds is CreateQueue of an existing queue: the same
+// attributes return it, different ones fail with QueueAlreadyExists. When a write of the server's records
+// fails (a full disk), the action fails with InternalFailure, and so does every later change of a queue's
+// definition, until the store is opened again; fifoq's queues fail alike when their own writes fail.
+//
+// [Open] re-creates the queues, dead-letter queues before their sources, and finishes a DeleteQueue that a
+// crash interrupted. A record that does not decode makes it fail with fifoq.ErrStoreCorrupt, naming the
+// record, rather than open the store in part. Queues in the store that the server holds no definition of
+// (made with fifoq.New directly) are left alone. The server's records are keys that start with the byte 0x10,
+// which the store leaves to this package; their layout is in records.go.
+//
 // # Time
 //
 // With [WithClock] the queues the server creates run on the given clock (a [github.com/fifoq/fifoq.ManualClock]
@@ -43,7 +88,7 @@
 // AWSTraceHeader system attribute is kept by the server beside the queues, by MessageId (a fifoq.Message has
 // no place for it): it follows a message into its dead-letter queue but not through a move task, and the
 // server forgets it after 28 days or once 65,536 newer messages came with one. Message move tasks are
-// listed only when they were started through the API, the last 10 of each queue. A move task back to the
+// listed only when they were started through the API, the last 10 of each queue, and not after a restart. A move task back to the
 // source queues (StartMessageMoveTask without a DestinationArn) is refused while the dead-letter queue holds
 // a message from a queue deleted since, which would have nowhere to go, and a running one is cancelled when
 // such a queue is deleted. Counts are exact.

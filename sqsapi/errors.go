@@ -123,6 +123,9 @@ func coreError(err error, c errCtx) *apiError {
 	if isContextErr(err) {
 		return errCanceled
 	}
+	if errors.Is(err, fifoq.ErrQueueDeleted) {
+		return queueDoesNotExist(false) // by a DeleteQueue that came first
+	}
 	code := fifoq.ErrorCode(err)
 	if code == "" {
 		return errInternal

@@ -66,25 +66,25 @@ func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
 		principals = append(principals, "arn:aws:iam::"+id+":root")
 	}
 
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	doc, statements, perr := s.readPolicy(qs)
-	if perr != nil {
-		return nil, perr
-	}
-	for _, st := range statements {
-		if m, ok := st.(map[string]any); ok && m["Sid"] == in.Label {
-			return nil, invalidValue(in.Label, "Label", "Already exists.")
+	return nil, s.changeQueue(qs, func() error {
+		doc, statements, perr := s.readPolicy(qs)
+		if perr != nil {
+			return perr
 		}
-	}
-	doc["Statement"] = append(statements, map[string]any{
-		"Sid":       in.Label,
-		"Effect":    "Allow",
-		"Principal": map[string]any{"AWS": principals},
-		"Action":    actions,
-		"Resource":  qs.arn,
+		for _, st := range statements {
+			if m, ok := st.(map[string]any); ok && m["Sid"] == in.Label {
+				return invalidValue(in.Label, "Label", "Already exists.")
+			}
+		}
+		doc["Statement"] = append(statements, map[string]any{
+			"Sid":       in.Label,
+			"Effect":    "Allow",
+			"Principal": map[string]any{"AWS": principals},
+			"Action":    actions,
+			"Resource":  qs.arn,
+		})
+		return s.storePolicy(qs, doc)
 	})
-	return nil, s.storePolicy(qs, doc)
 }
 
 func (s *Server) storePolicy(qs *queueState, doc policyDoc) error {
@@ -115,25 +115,25 @@ func removePermission(s *Server, c *call, in *removePermissionInput) (output, er
 	if in.Label == "" {
 		return nil, missing("Label")
 	}
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	doc, statements, perr := s.readPolicy(qs)
-	if perr != nil {
-		return nil, perr
-	}
-	i := slices.IndexFunc(statements, func(st any) bool {
-		m, ok := st.(map[string]any)
-		return ok && m["Sid"] == in.Label
+	return nil, s.changeQueue(qs, func() error {
+		doc, statements, perr := s.readPolicy(qs)
+		if perr != nil {
+			return perr
+		}
+		i := slices.IndexFunc(statements, func(st any) bool {
+			m, ok := st.(map[string]any)
+			return ok && m["Sid"] == in.Label
+		})
+		if i < 0 {
+			return invalidValue(in.Label, "Label", "can't find label.")
+		}
+		statements = slices.Delete(statements, i, i+1)
+		if len(statements) == 0 {
+			delete(qs.extra, "Policy")
+			qs.modified = s.now()
+			return nil
+		}
+		doc["Statement"] = statements
+		return s.storePolicy(qs, doc)
 	})
-	if i < 0 {
-		return nil, invalidValue(in.Label, "Label", "can't find label.")
-	}
-	statements = slices.Delete(statements, i, i+1)
-	if len(statements) == 0 {
-		delete(qs.extra, "Policy")
-		qs.modified = s.now()
-		return nil, nil
-	}
-	doc["Statement"] = statements
-	return nil, s.storePolicy(qs, doc)
 }

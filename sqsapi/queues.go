@@ -155,8 +155,7 @@ func deleteQueue(s *Server, c *call, in *queueURLInput) (output, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.deleteQueue(qs)
-	return nil, nil
+	return nil, s.deleteQueue(qs)
 }
 
 func purgeQueue(s *Server, c *call, in *queueURLInput) (output, error) {
@@ -246,17 +245,26 @@ func setQueueAttributes(s *Server, c *call, in *setQueueAttributesInput) (output
 	if len(in.Attributes) == 0 {
 		return nil, nil
 	}
-	_, redrive := in.Attributes["RedrivePolicy"]
-	_, allow := in.Attributes["RedriveAllowPolicy"]
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var j journal
+	if err := s.setQueueAttributes(&j, c, qs, in.Attributes); err != nil {
+		return nil, err
+	}
+	return nil, s.wait(&j)
+}
+
+// setQueueAttributes makes the changes of SetQueueAttributes, recording the queue's new definition in j.
+func (s *Server) setQueueAttributes(j *journal, c *call, qs *queueState, attrs map[string]string) *apiError {
+	_, redrive := attrs["RedrivePolicy"]
+	_, allow := attrs["RedriveAllowPolicy"]
 	if !redrive && !allow {
-		set, perr := s.parseAttributes(qs, in.Attributes, s.lookup)
-		if perr != nil {
-			return nil, perr
+		set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.lookup)
+		if err != nil {
+			return err
 		}
-		if err := set.apply(qs, s.now()); err != nil {
-			return nil, err
-		}
-		return nil, nil
+		return set.apply(s, j, qs, s.now())
 	}
 	// A redrive policy is resolved and applied under the registry lock, so that a DeleteQueue of its
 	// dead-letter queue, or of this queue, comes wholly before or after it: never a policy naming a queue
@@ -264,23 +272,23 @@ func setQueueAttributes(s *Server, c *call, in *setQueueAttributesInput) (output
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.queues[qs.name] != qs {
-		return nil, queueDoesNotExist(!c.json)
+		return queueDoesNotExist(!c.json)
 	}
-	set, perr := s.parseAttributes(qs, in.Attributes, func(n string) *queueState { return s.queues[n] })
-	if perr != nil {
-		return nil, perr
+	set, err := s.parseAttributes(qs.q.FIFO(), attrs, func(n string) *queueState { return s.queues[n] })
+	if err != nil {
+		return err
 	}
 	pending := qs.pendingDLQ
-	if err := set.apply(qs, s.now()); err != nil {
-		return nil, err
+	if err := set.apply(s, j, qs, s.now()); err != nil {
+		return err
 	}
 	if set.redriveSet && pending != "" {
 		s.unpendLocked(qs, pending)
 	}
 	if set.allowSet {
-		s.rebindLocked(qs)
+		s.rebindLocked(j, qs)
 	}
-	return nil, nil
+	return nil
 }
 
 func listDeadLetterSourceQueues(s *Server, c *call, in *listSourcesInput) (output, error) {
@@ -360,16 +368,16 @@ func tagQueue(s *Server, c *call, in *tagQueueInput) (output, error) {
 	if len(in.Tags) == 0 {
 		return nil, missing("Tags")
 	}
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	if err := checkTags(qs.tags, in.Tags); err != nil {
-		return nil, err
-	}
-	if qs.tags == nil {
-		qs.tags = make(map[string]string, len(in.Tags))
-	}
-	maps.Copy(qs.tags, in.Tags)
-	return nil, nil
+	return nil, s.changeQueue(qs, func() error {
+		if err := checkTags(qs.tags, in.Tags); err != nil {
+			return err
+		}
+		if qs.tags == nil {
+			qs.tags = make(map[string]string, len(in.Tags))
+		}
+		maps.Copy(qs.tags, in.Tags)
+		return nil
+	})
 }
 
 type untagQueueInput struct {
@@ -390,12 +398,31 @@ func untagQueue(s *Server, c *call, in *untagQueueInput) (output, error) {
 	if len(in.TagKeys) == 0 {
 		return nil, missing("TagKeys")
 	}
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	for _, k := range in.TagKeys {
-		delete(qs.tags, k)
+	return nil, s.changeQueue(qs, func() error {
+		for _, k := range in.TagKeys {
+			delete(qs.tags, k)
+		}
+		return nil
+	})
+}
+
+// changeQueue makes a change of qs's definition that needs qs.mu alone (tags, a policy): change runs with
+// qs.mu held, and unless it fails, the queue's definition is recorded and waited for once qs.mu is released.
+func (s *Server) changeQueue(qs *queueState, change func() error) error {
+	if err := s.check(); err != nil {
+		return err
 	}
-	return nil, nil
+	var j journal
+	qs.mu.Lock()
+	err := change()
+	if err == nil {
+		s.putQueueLocked(&j, qs)
+	}
+	qs.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.wait(&j)
 }
 
 func listQueueTags(s *Server, c *call, in *queueURLInput) (output, error) {

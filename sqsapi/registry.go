@@ -2,6 +2,8 @@ package sqsapi
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -9,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // A queueState is a queue the server holds, with what SQS keeps about a queue that a fifoq.Queue does not.
@@ -28,6 +31,7 @@ type queueState struct {
 	extra      map[string]string // attributes stored as given and not acted on: Policy, KMS, SSE
 	tags       map[string]string
 	tasks      []*moveTask // move tasks started through the API, oldest first, at most maxListedTasks
+	gone       bool        // deleted: its definition is no longer recorded in the store
 
 	// pendingDLQ is the ARN of the dead-letter queue of the queue's RedrivePolicy while no queue of that ARN
 	// exists (it was deleted), and pendingCount the policy's maxReceiveCount. Meanwhile the fifoq queue has
@@ -135,13 +139,28 @@ func (s *Server) resolveBytes(c *call, queueURL []byte) (*queueState, error) {
 // Separators of resolveBytes.
 var schemeSep, slash, question = []byte("://"), []byte("/"), []byte("?")
 
-// createQueue creates a queue, or returns the existing one when attributes agree with it (CreateQueue).
-func (s *Server) createQueue(name string, attrs map[string]string, tags map[string]string) (*queueState, *apiError) {
+// createQueue creates a queue, or returns the existing one when attributes agree with it (CreateQueue). On a
+// durable server the queue's definition is stored before it returns.
+//
+// The registry lock is held while fifoq.New stores the queue, which waits for its own sync: fifoq gives no
+// way to create a queue and wait later. The server's own record is waited for after the lock is released.
+func (s *Server) createQueue(name string, attrs map[string]string, tags map[string]string) (*queueState, error) {
 	fifo := strings.HasSuffix(name, ".fifo")
 	if err := checkCreateType(name, fifo, attrs); err != nil {
 		return nil, err
 	}
+	var j journal
+	qs, err := s.createQueueLocked(&j, name, fifo, attrs, tags)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.wait(&j); err != nil {
+		return nil, err
+	}
+	return qs, nil
+}
 
+func (s *Server) createQueueLocked(j *journal, name string, fifo bool, attrs, tags map[string]string) (*queueState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if qs := s.queues[name]; qs != nil {
@@ -150,53 +169,87 @@ func (s *Server) createQueue(name string, attrs map[string]string, tags map[stri
 		}
 		return qs, nil
 	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
 	now := s.now()
-	s.pruneDeletedLocked(now)
+	s.pruneDeletedLocked(j, now)
 	if _, ok := s.deleted[name]; ok {
 		return nil, newError(codeQueueDeletedRecently,
 			"You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 	}
 
-	var opts []fifoq.Option
+	// The attributes are checked on the view of a new queue and given to fifoq.New as options.
+	v := queueView{a: fifoq.Attributes{DeduplicationScope: fifoq.DeduplicationScopeQueue}}
+	if fifo {
+		v.throughput = "perQueue"
+	}
+	var (
+		set  *attrSet
+		opts []fifoq.Option
+	)
+	if len(attrs) > 0 {
+		// The registry lock is held: look queues up in the map, not through lookup.
+		var err *apiError
+		if set, err = s.parseAttributes(fifo, attrs, func(n string) *queueState { return s.queues[n] }); err != nil {
+			return nil, err
+		}
+		if opts, err = set.options(&v); err != nil {
+			return nil, err
+		}
+	}
+	arn := s.arnOf(name)
+	q, err := fifoq.New(name, s.queueOptions(opts)...)
+	switch {
+	case err == nil:
+	case fifoq.ErrorCode(err) == "" && !isContextErr(err):
+		return nil, fmt.Errorf("create queue %s: %w", name, err) // a store's error: logged, InternalFailure
+	case set != nil:
+		return nil, set.coreError(err, arn, fifo)
+	default:
+		return nil, coreError(err, errCtx{})
+	}
+	qs := &queueState{q: q, name: name, arn: arn, created: now, modified: now,
+		throughput: v.throughput, allowSet: v.allowSet, extra: v.extra}
+	if len(tags) > 0 {
+		qs.tags = maps.Clone(tags)
+	}
+	s.queues[name] = qs
+	s.putQueueLocked(j, qs) // qs.mu is not needed yet: nobody else can reach qs while s.mu is held
+	s.rebindLocked(j, qs)
+	return qs, nil
+}
+
+// queueOptions returns opts with the options of every queue the server makes: its clock, logger and store.
+func (s *Server) queueOptions(opts []fifoq.Option) []fifoq.Option {
 	if s.clock != nil {
 		opts = append(opts, fifoq.WithClock(s.clock))
 	}
 	opts = append(opts, fifoq.WithLogger(s.log))
-	q, err := fifoq.New(name, opts...)
-	if err != nil {
-		return nil, coreError(err, errCtx{})
+	if s.st != nil {
+		opts = append(opts, fifoq.WithStore(s.st))
 	}
-	qs := &queueState{q: q, name: name, arn: s.arnOf(name), created: now, modified: now}
-	if fifo {
-		qs.throughput = "perQueue"
-	}
-	if len(attrs) > 0 {
-		// The registry lock is held: look queues up in the map, not through lookup.
-		set, err := s.parseAttributes(qs, attrs, func(n string) *queueState { return s.queues[n] })
-		if err != nil {
-			return nil, err
-		}
-		if err := set.apply(qs, now); err != nil {
-			return nil, err
-		}
-	}
-	if len(tags) > 0 {
-		qs.tags = make(map[string]string, len(tags))
-		for k, v := range tags {
-			qs.tags[k] = v
-		}
-	}
-	s.queues[name] = qs
-	s.rebindLocked(qs)
-	return qs, nil
+	return opts
 }
 
-// pruneDeletedLocked forgets the deleted names that can be used again. s.mu must be held for writing.
-func (s *Server) pruneDeletedLocked(now time.Time) {
+// pruneDeletedLocked forgets the deleted names that can be used again, and their records. s.mu must be
+// held for writing.
+func (s *Server) pruneDeletedLocked(j *journal, now time.Time) {
+	var b store.Batch
 	for name, at := range s.deleted {
-		if now.Sub(at) >= deletedReuseDelay {
-			delete(s.deleted, name)
+		if _, busy := s.unfinished[name]; busy || now.Sub(at) < deletedReuseDelay {
+			continue
 		}
+		delete(s.deleted, name)
+		if s.eng != nil {
+			if b == nil {
+				b = s.eng.NewBatch()
+			}
+			b.Delete(recordKey(kindDeleted, name))
+		}
+	}
+	if b != nil {
+		s.commit(j, b)
 	}
 }
 
@@ -205,15 +258,40 @@ func (s *Server) pruneDeletedLocked(now time.Time) {
 // queue it was keep their RedrivePolicy, pending, with no dead-letter queue behind it in fifoq: their
 // failed messages stay with them rather than move into a queue nobody can reach. A running move task that
 // would return messages to this queue is cancelled.
-func (s *Server) deleteQueue(qs *queueState) {
+//
+// On a durable server the queue's definition is replaced by a record of its deletion, the sources' pending
+// policies are recorded, and then the queue and its messages are deleted from the store, once no queue
+// uses it as its dead-letter queue (fifoq.Store.DeleteQueue).
+func (s *Server) deleteQueue(qs *queueState) error {
+	var j journal
+	deleted, err := s.deleteQueueLocked(&j, qs)
+	if !deleted || err != nil {
+		return err
+	}
+	err = s.wait(&j)
+	if s.st != nil {
+		if err == nil {
+			err = s.st.DeleteQueue(qs.name)
+		}
+		s.mu.Lock()
+		delete(s.unfinished, qs.name)
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *Server) deleteQueueLocked(j *journal, qs *queueState) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.queues[qs.name] != qs {
-		return // deleted meanwhile by another request
+		return false, nil // deleted meanwhile by another request
+	}
+	if err := s.check(); err != nil {
+		return false, err
 	}
 	delete(s.queues, qs.name)
 	now := s.now()
-	s.pruneDeletedLocked(now)
+	s.pruneDeletedLocked(j, now)
 	s.deleted[qs.name] = now
 	s.deletions++
 
@@ -231,9 +309,17 @@ func (s *Server) deleteQueue(qs *queueState) {
 			s.log.Warn("sqsapi: dropping the redrive policy of a deleted queue", "queue", qs.name, "error", err)
 		}
 	}
+	qs.gone = true
+	if s.eng != nil {
+		b := s.eng.NewBatch()
+		b.Delete(recordKey(kindQueue, qs.name))
+		b.Set(recordKey(kindDeleted, qs.name), encodeDeleted(now))
+		s.commit(j, b)
+		s.unfinished[qs.name] = struct{}{}
+	}
 	qs.mu.Unlock()
 	for _, other := range s.queues {
-		s.detachLocked(other, qs)
+		s.detachLocked(j, other, qs)
 		s.cancelMovesIntoLocked(other, qs)
 	}
 	qs.mu.Lock()
@@ -245,12 +331,13 @@ func (s *Server) deleteQueue(qs *queueState) {
 	}
 	s.tasksMu.Unlock()
 	qs.tasks = nil
+	return true, nil
 }
 
 // detachLocked leaves src's redrive policy pending when dlq, being deleted, is its dead-letter queue: the
 // fifoq queue loses its policy, and the server keeps the policy's ARN and maxReceiveCount. s.mu must be held
 // for writing.
-func (s *Server) detachLocked(src, dlq *queueState) {
+func (s *Server) detachLocked(j *journal, src, dlq *queueState) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	a := src.q.Attributes()
@@ -264,10 +351,16 @@ func (s *Server) detachLocked(src, dlq *queueState) {
 		return
 	}
 	src.pendingDLQ, src.pendingCount = dlq.arn, count
-	set := s.pending[dlq.arn]
+	s.pendLocked(src)
+	s.putQueueLocked(j, src)
+}
+
+// pendLocked adds src to the pending policies naming src.pendingDLQ. s.mu must be held for writing.
+func (s *Server) pendLocked(src *queueState) {
+	set := s.pending[src.pendingDLQ]
 	if set == nil {
 		set = make(map[*queueState]struct{})
-		s.pending[dlq.arn] = set
+		s.pending[src.pendingDLQ] = set
 	}
 	set[src] = struct{}{}
 }
@@ -285,7 +378,7 @@ func (s *Server) unpendLocked(src *queueState, arn string) {
 // rebindLocked gives the pending redrive policies that name dlq's ARN their dead-letter queue back: dlq, a
 // queue of that ARN created again, or whose RedriveAllowPolicy changed. A policy that dlq's type or
 // RedriveAllowPolicy refuses stays pending. s.mu must be held for writing, and dlq.mu not held.
-func (s *Server) rebindLocked(dlq *queueState) {
+func (s *Server) rebindLocked(j *journal, dlq *queueState) {
 	for src := range s.pending[dlq.arn] {
 		src.mu.Lock()
 		a := src.q.Attributes()
@@ -293,6 +386,7 @@ func (s *Server) rebindLocked(dlq *queueState) {
 		if err := src.q.SetAttributes(a); err == nil {
 			src.pendingDLQ, src.pendingCount = "", 0
 			s.unpendLocked(src, dlq.arn)
+			s.putQueueLocked(j, src)
 		}
 		src.mu.Unlock()
 	}

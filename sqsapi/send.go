@@ -184,10 +184,11 @@ func (r *sendResult) encode(e encoder) {
 	}
 }
 
-// sent records what the server keeps of a sent message beside the queue, and returns the send's result.
-func (s *Server) sent(id string, m *fifoq.Message, r fifoq.SendResult, sys systemAttrs) sendResult {
+// sent records what the server keeps of a sent message beside the queue (in j, on a durable server), and
+// returns the send's result.
+func (s *Server) sent(j *journal, id string, m *fifoq.Message, r fifoq.SendResult, sys systemAttrs) sendResult {
 	if sys.traceHeader != "" && !r.Duplicate {
-		s.traces.put(r.MessageID, sys.traceHeader, s.now())
+		s.putTrace(j, r.MessageID, sys.traceHeader, s.now())
 	}
 	return sendResult{id: id, messageID: r.MessageID, sequenceNumber: r.SequenceNumber, body: m.Body,
 		attrs: m.Attributes, md5System: sys.md5}
@@ -218,7 +219,11 @@ func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
 		return nil, coreError(err, errCtx{queue: qs.q, message: &failed})
 	}
 	out := &c.hot.sent
-	*out = s.sent("", &m, r, sys)
+	var j journal
+	*out = s.sent(&j, "", &m, r, sys)
+	if err := s.wait(&j); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -280,6 +285,7 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 		systemBuf[len(msgs)] = sys
 		msgs, index = append(msgs, m), append(index, i)
 	}
+	var j journal
 	if len(msgs) > 0 {
 		results, err := qs.q.SendBatch(c.ctx, msgs)
 		var entryErrs [maxBatchEntries]error
@@ -296,8 +302,11 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 				out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, coreError(entryErrs[k], errCtx{queue: qs.q, message: &m, batch: true})})
 				continue
 			}
-			out.ok = append(out.ok, s.sent(in.Entries[i].Id, &msgs[k], results[k], systemBuf[k]))
+			out.ok = append(out.ok, s.sent(&j, in.Entries[i].Id, &msgs[k], results[k], systemBuf[k]))
 		}
+	}
+	if err := s.wait(&j); err != nil {
+		return nil, err
 	}
 	sortFailed(out.failed)
 	return out, nil

@@ -5,14 +5,17 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // A Server serves the Amazon SQS API from fifoq queues that it creates and holds by name, like one account in
 // one region. It is an http.Handler; it is safe for concurrent use by any number of requests. Create one with
-// NewServer; the zero Server is not usable.
+// NewServer, which keeps its queues in memory, or with Open, which keeps them in a fifoq.Store; the zero Server
+// is not usable.
 type Server struct {
 	region  string
 	account string
@@ -20,6 +23,13 @@ type Server struct {
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
 	client  *http.Client
+
+	// The store of a durable server (Open), and its engine, where the server keeps its own records
+	// (records.go); both nil for a server in memory. failed is set once, to the error every later change of
+	// a queue's definition returns, when a write of the server's records failed.
+	st     *fifoq.Store
+	eng    store.Engine
+	failed atomic.Pointer[error]
 
 	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
 	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.
@@ -30,7 +40,11 @@ type Server struct {
 	// (queueState.pendingDLQ).
 	pending map[string]map[*queueState]struct{}
 	// deletions counts the queues deleted so far; with none, no message can come from a deleted queue.
+	// A durable server starts at 1: its queues may hold messages from queues deleted before a restart.
 	deletions int
+	// unfinished holds the deleted names whose queue is still being removed from the store: their
+	// QueueDeletedRecently rule does not end before it is.
+	unfinished map[string]struct{}
 
 	traces traceStore
 
@@ -76,8 +90,12 @@ func WithSignatureVerification(secret func(accessKeyID string) (secretAccessKey 
 	return func(c *config) { c.secret = secret }
 }
 
-// NewServer returns a Server with no queues.
-func NewServer(opts ...Option) *Server {
+// NewServer returns a Server with no queues, which keeps its queues in memory: they are gone when the
+// process ends. Open makes a server whose queues survive a restart.
+func NewServer(opts ...Option) *Server { return newServer(opts) }
+
+// newServer returns a Server with no queues and no store.
+func newServer(opts []Option) *Server {
 	c := config{region: "us-east-1", account: "000000000000"}
 	for _, o := range opts {
 		o(&c)
@@ -86,15 +104,16 @@ func NewServer(opts ...Option) *Server {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{
-		region:  c.region,
-		account: c.account,
-		clock:   c.clock,
-		log:     c.log,
-		secret:  c.secret,
-		queues:  make(map[string]*queueState),
-		deleted: make(map[string]time.Time),
-		pending: make(map[string]map[*queueState]struct{}),
-		tasks:   make(map[string]*moveTask),
+		region:     c.region,
+		account:    c.account,
+		clock:      c.clock,
+		log:        c.log,
+		secret:     c.secret,
+		queues:     make(map[string]*queueState),
+		deleted:    make(map[string]time.Time),
+		unfinished: make(map[string]struct{}),
+		pending:    make(map[string]map[*queueState]struct{}),
+		tasks:      make(map[string]*moveTask),
 	}
 	s.client = &http.Client{Transport: inProcess{s}}
 	return s
@@ -121,6 +140,9 @@ func (s *Server) Queue(name string) (*fifoq.Queue, bool) {
 // string values ("VisibilityTimeout": "60", "FifoQueue": "true", "RedrivePolicy": a JSON document, ...).
 // Creating a queue that exists with the same attributes returns it; different ones are an error. Errors
 // carry the SQS error code in their text.
+//
+// On a server made with Open, the queue is stored before CreateQueue returns, and a queue that the store
+// holds already is an existing queue: the same rule applies.
 func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.Queue, error) {
 	qs, err := s.createQueue(name, attributes, nil)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // traceStore keeps the AWSTraceHeader system attribute of the messages sent with one, by MessageID. It lives
@@ -11,7 +13,8 @@ import (
 // for an attribute few messages carry. A message keeps its MessageID when it moves to a dead-letter queue,
 // so the header follows it there. Entries are dropped once no message could still be stored, after twice
 // the longest retention period (a move to a FIFO dead-letter queue starts retention again), or, past
-// maxTraces entries, oldest first: a bound on memory, at up to 1 KiB a header.
+// maxTraces entries, oldest first: a bound on memory, at up to 1 KiB a header. On a durable server each entry
+// is also a record of the store, set and deleted with it (records.go), so the headers survive a restart.
 type traceStore struct {
 	// n is the number of entries, read without mu: get, asked on every receive that wants All system
 	// attributes, takes no lock while no message has a trace header.
@@ -40,10 +43,25 @@ const (
 func (t *traceStore) put(id, header string, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.headers == nil {
-		t.headers = make(map[string]string)
+	t.putLocked(id, header, now.Add(traceLife), nil)
+}
+
+// putLocked records the trace header of a message, to be forgotten at expires. With a batch b, it records
+// the changes there too (records.go). t.mu must be held.
+func (t *traceStore) putLocked(id, header string, expires time.Time, b store.Batch) {
+	t.evictLocked(expires.Add(-traceLife), b)
+	if t.addLocked(id, header, expires) && b != nil {
+		b.Set(traceKey(expires, id), encodeTrace(header))
 	}
+}
+
+// evictLocked forgets the headers that expired by now and, past maxTraces, the oldest; with a batch b, it
+// deletes their records there. t.mu must be held.
+func (t *traceStore) evictLocked(now time.Time, b store.Batch) {
 	for t.head < len(t.order) && (len(t.order)-t.head >= maxTraces || now.After(t.order[t.head].expires)) {
+		if b != nil {
+			b.Delete(traceKey(t.order[t.head].expires, t.order[t.head].id))
+		}
 		delete(t.headers, t.order[t.head].id)
 		t.order[t.head] = traceEntry{}
 		t.head++
@@ -52,11 +70,22 @@ func (t *traceStore) put(id, header string, now time.Time) {
 		t.order = append(t.order[:0], t.order[t.head:]...)
 		t.head = 0
 	}
-	if _, ok := t.headers[id]; !ok {
-		t.order = append(t.order, traceEntry{id, now.Add(traceLife)})
+}
+
+// addLocked adds a header, and reports whether its MessageID had none. A MessageID that has a header
+// already is not sent again (a duplicate send records none), so its record needs no update. t.mu must be
+// held.
+func (t *traceStore) addLocked(id, header string, expires time.Time) bool {
+	if t.headers == nil {
+		t.headers = make(map[string]string)
+	}
+	_, had := t.headers[id]
+	if !had {
+		t.order = append(t.order, traceEntry{id, expires})
 	}
 	t.headers[id] = header
 	t.n.Store(int64(len(t.headers)))
+	return !had
 }
 
 // get returns the trace header of a message.

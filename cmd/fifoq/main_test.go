@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -111,7 +112,7 @@ func TestRunUsage(t *testing.T) {
 
 	stderr.Reset()
 	require.ErrorIs(t, run(t.Context(), []string{"serve", "-h"}, &stdout, &stderr), flag.ErrHelp)
-	for _, f := range []string{"-addr", "-allow-remote", "-queue", "-config", "-region", "-account", "-log-level"} {
+	for _, f := range []string{"-addr", "-allow-remote", "-queue", "-config", "-region", "-account", "-log-level", "-data-dir"} {
 		require.Contains(t, stderr.String(), f, "serve -h lists %s", f)
 	}
 }
@@ -320,19 +321,201 @@ func TestMain(m *testing.M) {
 func TestSignals(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
-		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$", "--", "serve", "--addr", "127.0.0.1:0")
-		cmd.Env = append(os.Environ(), "FIFOQ_TEST_MAIN=1")
-		var stderr syncBuffer
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		line, err := bufio.NewReader(stdout).ReadString('\n')
-		require.NoError(t, err, "stderr: %s", stderr.String())
-		require.True(t, strings.HasPrefix(line, "http://127.0.0.1:"), "stdout %q", line)
-
-		require.NoError(t, cmd.Process.Signal(sig))
-		require.NoError(t, cmd.Wait(), "%v: exit status; stderr: %s", sig, stderr.String())
-		require.Contains(t, stderr.String(), "stopped", "%v: logs", sig)
+		c := startChild(t, "serve", "--addr", "127.0.0.1:0")
+		require.True(t, strings.HasPrefix(c.endpoint, "http://127.0.0.1:"), "endpoint %q", c.endpoint)
+		c.stop(sig)
+		require.Contains(t, c.stderr.String(), "stopped", "%v: logs", sig)
 	}
+}
+
+// child is the command run as a process (the test binary, re-executed with FIFOQ_TEST_MAIN set).
+type child struct {
+	t        *testing.T
+	cmd      *exec.Cmd
+	endpoint string // the first line of stdout
+	stderr   *syncBuffer
+}
+
+// startChild runs the command with args and waits until it prints its endpoint, as it does once it listens.
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "FIFOQ_TEST_MAIN=1")
+	c := &child{t: t, cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = c.stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", c.stderr.String())
+	c.endpoint = strings.TrimSpace(line)
+	return c
+}
+
+// stop sends sig and waits for the process to exit: with status 0 after SIGINT or SIGTERM, killed by
+// SIGKILL.
+func (c *child) stop(sig os.Signal) {
+	c.t.Helper()
+	require.NoError(c.t, c.cmd.Process.Signal(sig))
+	err := c.cmd.Wait()
+	if sig == syscall.SIGKILL {
+		var exit *exec.ExitError
+		require.ErrorAs(c.t, err, &exit, "SIGKILL: exit status")
+		require.False(c.t, exit.Exited(), "killed by SIGKILL, not exited")
+		return
+	}
+	require.NoError(c.t, err, "%v: exit status; stderr: %s", sig, c.stderr.String())
+}
+
+// client returns an SDK client for the endpoint.
+func (c *child) client() *sqs.Client {
+	return sqs.New(sqs.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(c.endpoint),
+		Retryer:      aws.NopRetryer{},
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret"}, nil
+		}),
+	})
+}
+
+// TestServeDataDir runs "serve --data-dir" as a process, creates queues with attributes and tags and sends
+// messages through the SDK over loopback, stops it (SIGTERM, then SIGKILL: an acknowledged request is on
+// disk either way), starts it again on the same directory, and finds everything.
+func TestServeDataDir(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "data") // made by the command
+			args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "jobs,VisibilityTimeout=3600"}
+			c := startChild(t, args...)
+			ctx, client := t.Context(), c.client()
+
+			orders, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("orders.fifo"),
+				Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true",
+					"VisibilityTimeout": "3600", "Policy": `{"Version":"2012-10-17"}`},
+				Tags: map[string]string{"team": "payments"}})
+			require.NoError(t, err)
+			jobs, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("jobs")})
+			require.NoError(t, err)
+			_, err = client.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: jobs.QueueUrl, Tags: map[string]string{"env": "test"}})
+			require.NoError(t, err)
+			var ids []string
+			for _, g := range []string{"g1", "g2", "g3"} {
+				out, err := client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: orders.QueueUrl, MessageBody: aws.String("order " + g),
+					MessageGroupId: aws.String(g)})
+				require.NoError(t, err)
+				ids = append(ids, aws.ToString(out.MessageId))
+			}
+			batch, err := client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: jobs.QueueUrl, Entries: []types.SendMessageBatchRequestEntry{
+				{Id: aws.String("1"), MessageBody: aws.String("job 1"), MessageAttributes: map[string]types.MessageAttributeValue{
+					"kind": {DataType: aws.String("String"), StringValue: aws.String("nightly")}},
+					MessageSystemAttributes: map[string]types.MessageSystemAttributeValue{
+						"AWSTraceHeader": {DataType: aws.String("String"), StringValue: aws.String("Root=1-5759e988-bd862e3fe1be46a994272793")}}},
+				{Id: aws.String("2"), MessageBody: aws.String("job 2")},
+			}})
+			require.NoError(t, err)
+			require.Len(t, batch.Successful, 2)
+			got, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: orders.QueueUrl})
+			require.NoError(t, err)
+			require.Len(t, got.Messages, 1, "one order in flight")
+			inFlight := aws.ToString(got.Messages[0].MessageId)
+
+			view := func(client *sqs.Client) map[string]any {
+				out := map[string]any{}
+				list, err := client.ListQueues(ctx, &sqs.ListQueuesInput{})
+				require.NoError(t, err)
+				out["queues"] = len(list.QueueUrls)
+				for _, url := range []*string{orders.QueueUrl, jobs.QueueUrl} {
+					attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: url,
+						AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll}})
+					require.NoError(t, err)
+					tags, err := client.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: url})
+					require.NoError(t, err)
+					out[*url] = []map[string]string{attrs.Attributes, tags.Tags}
+				}
+				return out
+			}
+			before := view(client)
+			c.stop(sig)
+
+			c = startChild(t, args...)
+			client = c.client()
+			require.Equal(t, before, view(client), "queues, attributes and tags after the restart")
+			require.Contains(t, c.stderr.String(), "queue kept", "the --queue flag found jobs stored")
+
+			got, err = client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: orders.QueueUrl, MaxNumberOfMessages: 10})
+			require.NoError(t, err)
+			var gotIDs []string
+			for _, m := range got.Messages {
+				gotIDs = append(gotIDs, aws.ToString(m.MessageId))
+			}
+			require.ElementsMatch(t, slices.DeleteFunc(ids, func(id string) bool { return id == inFlight }), gotIDs,
+				"the orders not in flight")
+			got, err = client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: jobs.QueueUrl, MaxNumberOfMessages: 10,
+				MessageAttributeNames:       []string{"All"},
+				MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll}})
+			require.NoError(t, err)
+			require.Len(t, got.Messages, 2)
+			for _, m := range got.Messages {
+				if aws.ToString(m.Body) == "job 1" {
+					require.Equal(t, "nightly", aws.ToString(m.MessageAttributes["kind"].StringValue))
+					require.Equal(t, "Root=1-5759e988-bd862e3fe1be46a994272793", m.Attributes["AWSTraceHeader"])
+				}
+			}
+			c.stop(syscall.SIGTERM)
+			require.Contains(t, c.stderr.String(), "store closed")
+		})
+	}
+}
+
+// TestServeDataDirQueues starts "serve --data-dir" with a --queue flag, then again with the same one, with
+// another dir's lock held, and with different attributes: the CreateQueue rule decides.
+func TestServeDataDirQueues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// start runs the command in process until the returned stop is called.
+	start := func(args ...string) (stop func() (string, error)) {
+		ctx, cancel := context.WithCancel(t.Context())
+		stdoutR, stdoutW := io.Pipe()
+		var stderr syncBuffer
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...), stdoutW, &stderr)
+			stdoutW.Close()
+		}()
+		line, err := bufio.NewReader(stdoutR).ReadString('\n')
+		require.NoError(t, err, "stderr: %s", stderr.String())
+		require.True(t, strings.HasPrefix(line, "http://"), "stdout %q", line)
+		go io.Copy(io.Discard, stdoutR) //nolint:errcheck // keep the writer unblocked
+		return func() (string, error) {
+			cancel()
+			err := <-done
+			return stderr.String(), err
+		}
+	}
+
+	stop := start("--queue", "jobs,VisibilityTimeout=5")
+	// The directory is in use.
+	var stderr bytes.Buffer
+	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, io.Discard, &stderr)
+	require.ErrorContains(t, err, "in use", "a second server on the directory")
+	logs, err := stop()
+	require.NoError(t, err, logs)
+	require.Contains(t, logs, "queue created")
+
+	stop = start("--queue", "jobs,VisibilityTimeout=5")
+	logs, err = stop()
+	require.NoError(t, err, logs)
+	require.Contains(t, logs, "queue kept")
+
+	stderr.Reset()
+	var stdout bytes.Buffer
+	err = run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "jobs,VisibilityTimeout=6"}, &stdout, &stderr)
+	require.ErrorContains(t, err, "QueueAlreadyExists")
+	require.ErrorContains(t, err, "VisibilityTimeout")
+	require.ErrorContains(t, err, "SetQueueAttributes")
+	require.Empty(t, stdout.String(), "it never listened")
+	require.Contains(t, stderr.String(), "store closed", "the store is closed on the way out")
 }

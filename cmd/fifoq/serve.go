@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -23,7 +25,22 @@ import (
 var errUsage = errors.New("usage")
 
 const usage = `Usage:
-  fifoq serve [flags]   serve fifoq queues over the Amazon SQS API (fifoq serve -h for the flags)
+  fifoq serve [flags]   serve fifoq queues over the Amazon SQS API, in memory or in --data-dir
+                        (fifoq serve -h for the flags)
+`
+
+const serveUsage = `Usage: fifoq serve [flags]
+
+Serve fifoq queues over the Amazon SQS API (JSON and query protocols).
+
+The queues live in memory unless --data-dir is given. With --data-dir they are kept in that
+directory and come back when the server starts again on it, after a stop or a crash: their
+attributes, policies and tags, and their messages with their receive counts. Every request
+returns once its changes are on disk. The queues of --queue and --config are then created as
+CreateQueue creates them: a stored queue with the same attributes is kept as it is, one with
+different attributes stops the start (change a stored queue with SetQueueAttributes).
+
+Flags:
 `
 
 // run runs the command line args (without the program name) until ctx is done. The endpoint's URL goes
@@ -55,6 +72,7 @@ type serveConfig struct {
 	region, account string
 	logLevel        slog.Level
 	shutdownTimeout time.Duration
+	dataDir         string      // "": the queues live in memory
 	queues          []queueSpec // to create, in order: the config file's, then the --queue flags'
 }
 
@@ -73,7 +91,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("fifoq serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: fifoq serve [flags]\n\nServe fifoq queues over the Amazon SQS API (JSON and query protocols).\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), serveUsage)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:9324", "`host:port` to listen on; port 0 picks a free port")
@@ -98,6 +116,9 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, error) {
 	})
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 10*time.Second,
 		"how long requests in progress may take to finish on SIGINT or SIGTERM")
+	fs.StringVar(&cfg.dataDir, "data-dir", "",
+		"keep the queues in `dir` (created if missing), so that they survive a restart or a crash: their attributes, "+
+			"policies, tags and messages; without it the queues live in memory and end with the process")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -259,11 +280,36 @@ func attributeValue(raw json.RawMessage) (string, error) {
 }
 
 // serve creates the queues of cfg (a name ending in ".fifo" without a FifoQueue attribute makes a FIFO
-// queue, as in fifoq.New), then serves the SQS API on cfg.addr until ctx is done. The endpoint's
-// URL goes to stdout once it listens.
-func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) error {
+// queue, as in fifoq.New), then serves the SQS API on cfg.addr until ctx is done. The endpoint's URL goes
+// to stdout once it listens. With cfg.dataDir the queues are kept in that directory, which is closed on
+// the way out.
+func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err error) {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-	api := sqsapi.NewServer(sqsapi.WithLogger(logger), sqsapi.WithRegion(cfg.region), sqsapi.WithAccountID(cfg.account))
+	opts := []sqsapi.Option{sqsapi.WithLogger(logger), sqsapi.WithRegion(cfg.region), sqsapi.WithAccountID(cfg.account)}
+	var api *sqsapi.Server
+	if cfg.dataDir == "" {
+		api = sqsapi.NewServer(opts...)
+	} else {
+		st, oerr := durable.Open(cfg.dataDir, durable.WithLogger(logger))
+		if oerr != nil {
+			return fmt.Errorf("--data-dir: %w", oerr)
+		}
+		defer func() {
+			cerr := st.Close()
+			if cerr != nil {
+				logger.Error("closing the store", "dir", cfg.dataDir, "error", cerr)
+			} else {
+				logger.Info("store closed", "dir", cfg.dataDir)
+			}
+			err = cmp.Or(err, cerr)
+		}()
+		if api, oerr = sqsapi.Open(st, opts...); oerr != nil {
+			return fmt.Errorf("--data-dir %s: %w", cfg.dataDir, oerr)
+		}
+		defer api.Close() // before the store: it stops the move tasks; it returns nil
+		logger.Info("store opened", "dir", cfg.dataDir, "queues", len(st.Queues()))
+	}
+
 	for _, q := range cfg.queues {
 		if _, ok := q.Attributes["FifoQueue"]; !ok && strings.HasSuffix(q.Name, ".fifo") {
 			// As fifoq.New does; SQS itself wants FifoQueue=true with a ".fifo" name.
@@ -273,10 +319,19 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) error
 			}
 			q.Attributes["FifoQueue"] = "true"
 		}
+		_, stored := api.Queue(q.Name)
 		if _, err := api.CreateQueue(q.Name, q.Attributes); err != nil {
+			if stored {
+				return fmt.Errorf("queue %s is stored in %s with other attributes: %w "+
+					"(change the stored queue with SetQueueAttributes, or the attributes given)", q.Name, cfg.dataDir, err)
+			}
 			return fmt.Errorf("create queue %s: %w", q.Name, err)
 		}
-		logger.Info("queue created", "queue", q.Name, "attributes", q.Attributes)
+		if stored {
+			logger.Info("queue kept", "queue", q.Name, "attributes", q.Attributes)
+		} else {
+			logger.Info("queue created", "queue", q.Name, "attributes", q.Attributes)
+		}
 	}
 
 	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.addr)

@@ -1,0 +1,386 @@
+package sqsapi
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
+)
+
+// The records of a durable server (Open). fifoq keeps a queue's messages in the store; the server keeps
+// beside them what SQS knows of a queue that a fifoq.Queue does not, under keys that start with keyPrefix,
+// the byte the store leaves to this package (internal/store.EngineOf):
+//
+//	[keyPrefix] 'q' name                -> a queue's definition: its attributes as GetQueueAttributes shows
+//	                                       them, its tags, its created and modified times, and its redrive
+//	                                       policy (bound, or pending while its dead-letter queue is deleted)
+//	[keyPrefix] 'd' name                -> a name deleted less than 60 seconds ago, and when
+//	[keyPrefix] 't' expires(8) messageID -> the AWSTraceHeader of a message, until the server forgets it
+//
+// Every value starts with a version byte, recordVersion. A queue's definition is JSON after it, a deleted
+// name the Unix time of its deletion in nanoseconds (a varint), a trace header its bytes. expires is Unix
+// nanoseconds, big-endian, with the sign bit flipped, so the trace headers sort oldest first.
+//
+// Each change of a queue's definition writes the whole definition again, under the queue's lock, so the
+// store holds the last one in memory; the action that made it waits for it to be durable after releasing its
+// locks (the journal below). A DeleteQueue removes the definition and records the name as deleted, then
+// deletes the queue from the store; Open finishes a deletion that a crash interrupted.
+const (
+	keyPrefix byte = 0x10
+
+	kindQueue   byte = 'q'
+	kindDeleted byte = 'd'
+	kindTrace   byte = 't'
+
+	recordVersion byte = 1
+)
+
+func recordKey(kind byte, name string) []byte {
+	return append([]byte{keyPrefix, kind}, name...)
+}
+
+func traceKey(expires time.Time, messageID string) []byte {
+	b := []byte{keyPrefix, kindTrace}
+	b = binary.BigEndian.AppendUint64(b, uint64(expires.UnixNano())^1<<63)
+	return append(b, messageID...)
+}
+
+// A queueRecord is a queue's definition as stored.
+type queueRecord struct {
+	Created  int64 `json:"created"` // Unix nanoseconds
+	Modified int64 `json:"modified"`
+
+	VisibilityTimeout         time.Duration `json:"visibilityTimeout"`
+	Delay                     time.Duration `json:"delay"`
+	Retention                 time.Duration `json:"retention"`
+	ReceiveWaitTime           time.Duration `json:"receiveWaitTime"`
+	MaxMessageSize            int           `json:"maxMessageSize"`
+	ContentBasedDeduplication bool          `json:"contentBasedDeduplication,omitempty"`
+	DeduplicationScope        string        `json:"deduplicationScope,omitempty"`  // FIFO: queue or messageGroup
+	FifoThroughputLimit       string        `json:"fifoThroughputLimit,omitempty"` // FIFO: perQueue or perMessageGroupId
+
+	// RedriveAllowPolicy is the policy given, nil when none was (the default, allowAll, not shown).
+	RedriveAllowPolicy *allowRecord `json:"redriveAllowPolicy,omitempty"`
+
+	// DeadLetterQueue is the name of the dead-letter queue of the redrive policy, "" for none. Pending: the
+	// policy names a queue deleted since, or one that refused it when created again (queueState.pendingDLQ).
+	DeadLetterQueue string `json:"deadLetterQueue,omitempty"`
+	MaxReceiveCount int    `json:"maxReceiveCount,omitempty"`
+	Pending         bool   `json:"pending,omitempty"`
+
+	Extra map[string]string `json:"extra,omitempty"` // Policy, KMS, SSE: as given
+	Tags  map[string]string `json:"tags,omitempty"`
+}
+
+type allowRecord struct {
+	Permission string   `json:"permission"`        // allowAll, denyAll or byQueue
+	Sources    []string `json:"sources,omitempty"` // queue names
+}
+
+// recordOfLocked returns qs's definition as stored. qs.mu must be held.
+func (s *Server) recordOfLocked(qs *queueState) *queueRecord {
+	a := qs.q.Attributes()
+	r := &queueRecord{
+		Created:           qs.created.UnixNano(),
+		Modified:          qs.modified.UnixNano(),
+		VisibilityTimeout: a.VisibilityTimeout,
+		Delay:             a.Delay,
+		Retention:         a.Retention,
+		ReceiveWaitTime:   a.ReceiveWaitTime,
+		MaxMessageSize:    a.MaxMessageSize,
+		Extra:             maps.Clone(qs.extra),
+		Tags:              maps.Clone(qs.tags),
+	}
+	if qs.q.FIFO() {
+		r.ContentBasedDeduplication = a.ContentBasedDeduplication
+		r.DeduplicationScope = cmpScope(a.DeduplicationScope).String()
+		r.FifoThroughputLimit = qs.throughput
+	}
+	if qs.allowSet {
+		r.RedriveAllowPolicy = &allowRecord{Permission: a.RedriveAllowPolicy.Permission.String(), Sources: a.RedriveAllowPolicy.Sources}
+	}
+	switch {
+	case a.DeadLetterQueue != nil:
+		r.DeadLetterQueue, r.MaxReceiveCount = a.DeadLetterQueue.Name(), a.MaxReceiveCount
+	case qs.pendingDLQ != "":
+		name, _ := s.nameOfARN(qs.pendingDLQ) // made by arnOf
+		r.DeadLetterQueue, r.MaxReceiveCount, r.Pending = name, qs.pendingCount, true
+	}
+	return r
+}
+
+// cmpScope returns the deduplication scope a zero stands for.
+func cmpScope(s fifoq.DeduplicationScope) fifoq.DeduplicationScope {
+	if s == 0 {
+		return fifoq.DeduplicationScopeQueue
+	}
+	return s
+}
+
+func (r *queueRecord) encode() []byte {
+	data, err := json.Marshal(r)
+	if err != nil {
+		panic("sqsapi: encoding a queue record: " + err.Error()) // numbers, strings and maps of strings
+	}
+	return append([]byte{recordVersion}, data...)
+}
+
+// decodeQueueRecord reads a queue's definition and checks what fifoq.New will not.
+func decodeQueueRecord(name string, v []byte) (*queueRecord, error) {
+	if len(v) == 0 || v[0] != recordVersion {
+		return nil, badVersion(v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(v[1:]))
+	dec.DisallowUnknownFields()
+	r := &queueRecord{}
+	if err := dec.Decode(r); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("data after the definition")
+	}
+	fifo := strings.HasSuffix(name, ".fifo")
+	switch {
+	case r.Created <= 0 || r.Modified <= 0:
+		return nil, fmt.Errorf("created %d, modified %d", r.Created, r.Modified)
+	case !fifo && (r.ContentBasedDeduplication || r.DeduplicationScope != "" || r.FifoThroughputLimit != ""):
+		return nil, errors.New("FIFO attributes on a standard queue")
+	case fifo && r.FifoThroughputLimit != "perQueue" && r.FifoThroughputLimit != "perMessageGroupId":
+		return nil, fmt.Errorf("FifoThroughputLimit %q", r.FifoThroughputLimit)
+	case r.DeadLetterQueue == "" && (r.MaxReceiveCount != 0 || r.Pending):
+		return nil, errors.New("a maxReceiveCount without a dead-letter queue")
+	case r.DeadLetterQueue != "" && (r.MaxReceiveCount < 1 || r.MaxReceiveCount > 1000):
+		return nil, fmt.Errorf("maxReceiveCount %d", r.MaxReceiveCount)
+	}
+	if fifo {
+		if _, ok := parseScope(r.DeduplicationScope); !ok {
+			return nil, fmt.Errorf("DeduplicationScope %q", r.DeduplicationScope)
+		}
+	}
+	if p := r.RedriveAllowPolicy; p != nil {
+		if _, ok := parsePermission(p.Permission); !ok {
+			return nil, fmt.Errorf("redrivePermission %q", p.Permission)
+		}
+	}
+	for k := range r.Extra {
+		if !slices.Contains(extraAttributes, k) {
+			return nil, fmt.Errorf("attribute %s", k)
+		}
+	}
+	return r, nil
+}
+
+// extraAttributes are the attributes the server stores and returns, and fifoq knows nothing of.
+var extraAttributes = []string{"Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds", "SqsManagedSseEnabled"}
+
+func parseScope(v string) (fifoq.DeduplicationScope, bool) {
+	switch v {
+	case "queue":
+		return fifoq.DeduplicationScopeQueue, true
+	case "messageGroup":
+		return fifoq.DeduplicationScopeMessageGroup, true
+	}
+	return 0, false
+}
+
+func parsePermission(v string) (fifoq.RedrivePermission, bool) {
+	switch v {
+	case "allowAll":
+		return fifoq.RedriveAllowAll, true
+	case "denyAll":
+		return fifoq.RedriveDenyAll, true
+	case "byQueue":
+		return fifoq.RedriveByQueue, true
+	}
+	return 0, false
+}
+
+// allowPolicy returns the redrive allow policy of the record.
+func (r *queueRecord) allowPolicy() fifoq.RedriveAllowPolicy {
+	if r.RedriveAllowPolicy == nil {
+		return fifoq.RedriveAllowPolicy{}
+	}
+	p, _ := parsePermission(r.RedriveAllowPolicy.Permission) // checked by decodeQueueRecord
+	return fifoq.RedriveAllowPolicy{Permission: p, Sources: slices.Clone(r.RedriveAllowPolicy.Sources)}
+}
+
+// allows reports whether the record's redrive allow policy lets source use the queue as its dead-letter queue.
+func (r *queueRecord) allows(source string) bool {
+	p := r.allowPolicy()
+	switch p.Permission {
+	case fifoq.RedriveAllowAll:
+		return true
+	case fifoq.RedriveByQueue:
+		return slices.Contains(p.Sources, source)
+	}
+	return false
+}
+
+// options returns the fifoq options of the queue the record defines: its attributes, with the dead-letter
+// queue dlq (nil for none) and, unless allowAll, its redrive allow policy.
+func (r *queueRecord) options(dlq *fifoq.Queue, allowAll bool) []fifoq.Option {
+	opts := []fifoq.Option{
+		fifoq.WithVisibilityTimeout(r.VisibilityTimeout),
+		fifoq.WithDelay(r.Delay),
+		fifoq.WithRetention(r.Retention),
+		fifoq.WithReceiveWaitTime(r.ReceiveWaitTime),
+		fifoq.WithMaxMessageSize(r.MaxMessageSize),
+	}
+	if r.ContentBasedDeduplication {
+		opts = append(opts, fifoq.WithContentBasedDeduplication())
+	}
+	if scope, _ := parseScope(r.DeduplicationScope); scope != 0 && scope != fifoq.DeduplicationScopeQueue {
+		opts = append(opts, fifoq.WithDeduplicationScope(scope))
+	}
+	if dlq != nil {
+		opts = append(opts, fifoq.WithDeadLetterQueue(dlq, r.MaxReceiveCount))
+	}
+	if !allowAll {
+		opts = append(opts, fifoq.WithRedriveAllowPolicy(r.allowPolicy()))
+	}
+	return opts
+}
+
+func encodeDeleted(at time.Time) []byte {
+	return binary.AppendVarint([]byte{recordVersion}, at.UnixNano())
+}
+
+func decodeDeleted(v []byte) (time.Time, error) {
+	if len(v) == 0 || v[0] != recordVersion {
+		return time.Time{}, badVersion(v)
+	}
+	ns, n := binary.Varint(v[1:])
+	if n <= 0 || 1+n != len(v) {
+		return time.Time{}, errors.New("bad time")
+	}
+	return time.Unix(0, ns), nil
+}
+
+func encodeTrace(header string) []byte { return append([]byte{recordVersion}, header...) }
+
+func decodeTrace(k, v []byte) (expires time.Time, id, header string, err error) {
+	if len(v) == 0 || v[0] != recordVersion {
+		return time.Time{}, "", "", badVersion(v)
+	}
+	if len(k) <= 2+8 || len(v) == 1 || len(v)-1 > maxTraceHeaderLen {
+		return time.Time{}, "", "", fmt.Errorf("%d bytes of key, %d of header", len(k), len(v)-1)
+	}
+	ns := int64(binary.BigEndian.Uint64(k[2:]) ^ 1<<63)
+	return time.Unix(0, ns), string(k[2+8:]), string(v[1:]), nil
+}
+
+func badVersion(v []byte) error {
+	if len(v) == 0 {
+		return errors.New("empty value")
+	}
+	return fmt.Errorf("version %d, want %d", v[0], recordVersion)
+}
+
+// recordName names the record of key k in errors.
+func recordName(k []byte) string {
+	if len(k) >= 2 {
+		switch k[1] {
+		case kindQueue:
+			return "queue record " + string(k[2:])
+		case kindDeleted:
+			return "deleted-name record " + string(k[2:])
+		case kindTrace:
+			if len(k) > 2+8 {
+				return "AWSTraceHeader record of message " + string(k[2+8:])
+			}
+		}
+	}
+	return fmt.Sprintf("record %q", k)
+}
+
+// A journal is what an action committed to the store: the ticket of its last batch, or the error that
+// stopped it. The action waits for it (Server.wait) once it has released its locks, so that concurrent
+// actions share the disk's syncs; the store makes batches durable in the order they were committed, so
+// waiting for the last one waits for all. On a server in memory a journal commits nothing.
+type journal struct {
+	t   store.Ticket
+	err error
+}
+
+// commit commits b, to be synced before the action returns.
+func (s *Server) commit(j *journal, b store.Batch) {
+	if j.err != nil {
+		return
+	}
+	if err := s.check(); err != nil {
+		j.err = err
+		return
+	}
+	t, err := s.eng.Commit(b, true)
+	if err != nil {
+		j.err = s.fail(err)
+		return
+	}
+	j.t = t
+}
+
+// wait blocks until what j committed is durable.
+func (s *Server) wait(j *journal) error {
+	if j.err != nil || j.t == nil {
+		return j.err
+	}
+	if err := j.t.Wait(); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// check returns the error that every change of a queue's definition returns once a write of the server's
+// records failed, or nil.
+func (s *Server) check() error {
+	if p := s.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// fail records that a write of the server's records failed, so that every later change of a queue's
+// definition fails too: the definitions in memory may be ahead of the store's, until it is opened again.
+// It returns the error the caller returns.
+func (s *Server) fail(cause error) error {
+	err := fmt.Errorf("%w: %s: sqsapi records: %w", fifoq.ErrStoreFailed, s.st, cause)
+	if errors.Is(cause, store.ErrClosed) {
+		err = fmt.Errorf("%w: %s", fifoq.ErrStoreClosed, s.st)
+	}
+	s.failed.CompareAndSwap(nil, &err) // the action logs it, as an internal error, once it has released its locks
+	return s.check()
+}
+
+// putQueueLocked records qs's definition, unless qs was deleted. qs.mu must be held: the definitions of a
+// queue reach the store in the order of its changes.
+func (s *Server) putQueueLocked(j *journal, qs *queueState) {
+	if s.eng == nil || qs.gone {
+		return
+	}
+	b := s.eng.NewBatch()
+	b.Set(recordKey(kindQueue, qs.name), s.recordOfLocked(qs).encode())
+	s.commit(j, b)
+}
+
+// putTrace records the trace header of a message sent at now, in memory and, on a durable server, in the
+// store, forgetting the oldest headers as traceStore.put does.
+func (s *Server) putTrace(j *journal, id, header string, now time.Time) {
+	if s.eng == nil {
+		s.traces.put(id, header, now)
+		return
+	}
+	t := &s.traces
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := s.eng.NewBatch()
+	t.putLocked(id, header, now.Add(traceLife), b)
+	s.commit(j, b) // under t.mu: a header's record is set before the batch that forgets it deletes it
+}
