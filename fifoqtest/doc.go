@@ -1,0 +1,65 @@
+// Package fifoqtest helps test code that consumes fifoq queues, in the spirit of River's rivertest: it
+// creates queues and sends fixtures, runs a [fifoq.Consumer] until a queue is drained, and checks what
+// happened, saying what was expected and what was found when a check fails.
+//
+//	func TestOrders(t *testing.T) {
+//		synctest.Test(t, func(t *testing.T) {
+//			dlq := fifoqtest.NewQueue(t, "orders-dlq.fifo")
+//			q := fifoqtest.NewQueue(t, "orders.fifo", fifoq.WithDeadLetterQueue(dlq, 3))
+//			fifoqtest.SendGroup(t, q, "order-1", "create", "pay", "ship")
+//			fifoqtest.SendGroup(t, q, "order-2", "poison")
+//
+//			r := fifoqtest.Drain(t, q, handle, fifoqtest.DrainOptions{
+//				Consumer: fifoq.ConsumerOptions{ReportBatchItemFailures: true},
+//			})
+//
+//			fifoqtest.RequireDeliveredInOrder(t, r, map[string][]string{
+//				"order-1": {"create", "pay", "ship"},
+//				"order-2": {"poison"},
+//			})
+//			fifoqtest.RequireInDLQ(t, dlq, map[string]int{"poison": 3})
+//			fifoqtest.RequireEmpty(t, q)
+//		})
+//	}
+//
+// The poison message fails three times, 30 seconds apart (the default visibility timeout); in the bubble
+// those 90 seconds are virtual and pass at once.
+//
+// # Queues and fixtures
+//
+// [NewQueue] is [fifoq.New] that fails the test on an error and, when the test fails, logs what the queue
+// still holds. [Send] and [SendGroup] send fixtures, giving FIFO messages a deduplication id when they
+// have none, so that a test never invents one and two equal bodies are two messages.
+//
+// # Draining
+//
+// [Drain] runs a Consumer with the given handler and options until the queue holds no message and the
+// consumer has nothing running, or until a deadline on the queue's clock, and returns a [Result]: every
+// batch in the order its handler was called, with what the handler got and what the Consumer reported
+// (outcome, failed messages). It needs time it can control:
+//
+//   - The real clock inside [testing/synctest.Test]. Time is virtual: visibility timeouts, handler
+//     timeouts, batch windows and handlers that sleep all work. Drain uses [testing/synctest.Wait] to know
+//     when the consumer is idle; that is the first choice.
+//   - A [fifoq.ManualClock], in a bubble or not. Drain advances the clock itself, and only between batches,
+//     to the next time a message of the queue becomes visible; so handlers must not wait for the clock,
+//     and batch windows are not supported.
+//
+// Drain on the real clock outside a bubble fails the test at once: it would have to wait in real time.
+//
+// # Assertions
+//
+// [RequireDeliveredInOrder], [RequireInDLQ], [RequireNoneInFlight] and [RequireEmpty] report a failure
+// with tb.Errorf, naming each difference as "found, want", and then stop the test with tb.FailNow, as
+// testify's require does: call them from the test's goroutine.
+//
+// # Choices
+//
+// Every helper takes a [testing.TB], so it serves tests, benchmarks and fuzz targets alike, and marks
+// itself with Helper so that failures point at the caller. The package depends on the standard library
+// and fifoq only: a user's tests need not use testify. Drain takes no context: it runs until the queue is
+// drained or its deadline, and its handlers get a context that Drain never cancels (only a HandlerTimeout ends it), as
+// from [fifoq.Consumer.Run].
+// Expectations are maps from group (or body) to what is wanted, so a test lists each group once and the
+// failure output is sorted and the same on every run, whatever the consumer's concurrency.
+package fifoqtest

@@ -1,0 +1,115 @@
+package fifoqtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fifoq/fifoq"
+)
+
+// NewQueue creates a queue as [fifoq.New] does, and fails the test at once if New returns an error. When
+// the test fails, a cleanup logs every message the queue still holds, with its state and receive count, so
+// the failure shows what was left behind.
+func NewQueue(tb testing.TB, name string, opts ...fifoq.Option) *fifoq.Queue {
+	tb.Helper()
+	q, err := fifoq.New(name, opts...)
+	if err != nil {
+		tb.Fatalf("fifoqtest.NewQueue(%q): %v", name, err)
+		return nil
+	}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("fifoqtest: at the end of the test, %s", contents(q))
+		}
+	})
+	return q
+}
+
+// dedupIDs numbers the deduplication ids Send gives messages without one.
+var dedupIDs atomic.Uint64
+
+// Send sends msgs to q one at a time, in order, and returns their results; it fails the test at once if a
+// send returns an error. On a FIFO queue without content-based deduplication, a message with no
+// DeduplicationID gets a new one, so fixtures need not invent them: two sends of the same body are two
+// messages. A Duplicate result is not an error; check it if the test is about deduplication.
+func Send(tb testing.TB, q *fifoq.Queue, msgs ...fifoq.Message) []fifoq.SendResult {
+	tb.Helper()
+	fillIDs := q.FIFO() && !q.Attributes().ContentBasedDeduplication
+	results := make([]fifoq.SendResult, 0, len(msgs))
+	for i, m := range msgs {
+		if fillIDs && m.DeduplicationID == "" {
+			m.DeduplicationID = fmt.Sprintf("fifoqtest-%d", dedupIDs.Add(1))
+		}
+		r, err := q.Send(context.Background(), m)
+		if err != nil {
+			tb.Fatalf("fifoqtest.Send to %s, message %d (%q): %v", q.Name(), i, m.Body, err)
+			return results
+		}
+		results = append(results, r)
+	}
+	return results
+}
+
+// SendGroup sends one message per body to q, in order, all in message group group, as [Send] does. On a
+// standard queue group may be "" (no group).
+func SendGroup(tb testing.TB, q *fifoq.Queue, group string, bodies ...string) []fifoq.SendResult {
+	tb.Helper()
+	msgs := make([]fifoq.Message, len(bodies))
+	for i, b := range bodies {
+		msgs[i] = fifoq.Message{GroupID: group, Body: b}
+	}
+	return Send(tb, q, msgs...)
+}
+
+// contents describes every message q holds, one a line, or says that it holds none.
+func contents(q *fifoq.Queue) string {
+	n, lines := listing(q)
+	if n == 0 {
+		return fmt.Sprintf("queue %s is empty", q.Name())
+	}
+	return fmt.Sprintf("queue %s holds %s:%s", q.Name(), plural(n, "message"), lines)
+}
+
+// listing returns how many messages q holds, and a line for each, each line starting with a newline.
+func listing(q *fifoq.Queue) (int, string) {
+	var b strings.Builder
+	now := q.Clock().Now()
+	n := 0
+	for s := range q.Messages() {
+		n++
+		fmt.Fprintf(&b, "\n\t%s", describe(s, now, true))
+	}
+	return n, b.String()
+}
+
+// describe names a stored message by its body, with its group, its state (if withState) and receive count,
+// and when an in-flight or delayed message becomes visible.
+func describe(s fifoq.Snapshot, now time.Time, withState bool) string {
+	var parts []string
+	if s.GroupID != "" {
+		parts = append(parts, fmt.Sprintf("group %q", s.GroupID))
+	}
+	if withState {
+		parts = append(parts, s.State.String())
+	}
+	parts = append(parts, "received "+plural(s.ReceiveCount, "time"))
+	if !s.VisibleAt.IsZero() {
+		parts = append(parts, fmt.Sprintf("visible in %v", s.VisibleAt.Sub(now)))
+	}
+	if s.DeadLetterSource != "" {
+		parts = append(parts, "from "+s.DeadLetterSource)
+	}
+	return fmt.Sprintf("%q (%s)", s.Body, strings.Join(parts, ", "))
+}
+
+// plural returns "1 message", "2 messages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
