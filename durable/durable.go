@@ -21,18 +21,38 @@
 // applied with Pebble's plain Apply on that goroutine, rather than with ApplyNoSyncWait on the caller's:
 // Pebble's commit pipeline signals a batch from whichever goroutine publishes it, which testing/synctest
 // forbids across a bubble's edge, and fifoq's tests run queues inside bubbles.
+//
+// # Failures
+//
+// When a write or a sync fails (a full disk), the store fails for good, as fifoq.Store says: the call
+// under way and every later change of its queues return fifoq.ErrStoreFailed, which wraps the cause
+// (errors.Is(err, syscall.ENOSPC)), while their reads go on. This holds as well for what Pebble writes on
+// its own goroutines (a memtable's flush to a table file, the MANIFEST), whose failures Pebble's own logger
+// would end the process for. From the failure on, the store's files are not changed any more, so that
+// they stay as a crash would have left them: Close releases them and returns the failure, and opening the
+// directory again recovers every change that was acknowledged.
+//
+// Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
+// found as it reads the queue's records. What cannot be told from the torn end that a crash leaves is
+// taken for one, as Pebble does: damage in the last two records of the last write-ahead log, or in the
+// last record of the MANIFEST, or a MANIFEST cut short (which is refused only when it lost every table)
+// loses what those records held. A missing write-ahead log is not noticed either.
 package durable
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -71,9 +91,10 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // Open opens the store in the directory dir, creating dir and an empty store when there is none, and
 // returns it for fifoq.WithStore. Close it when done.
 //
-// A directory held open by another process returns ErrLocked. A damaged store (a checksum that does not
-// match, a missing file, a record that does not decode) returns fifoq.ErrStoreCorrupt with the file or the
-// record named: it is never opened in part, nor replaced by an empty one.
+// A directory held open by another process, or by another Store of this one, returns ErrLocked. A damaged
+// store (a checksum that does not match, a missing or short file, a record that does not decode) returns
+// fifoq.ErrStoreCorrupt with the file or the record named: it is not opened in part, nor replaced by an
+// empty one (see Failures in the package documentation for what cannot be told from a crash).
 func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	c := config{cacheSize: 8 << 20, memTableSize: 4 << 20, fs: vfs.Default}
 	for _, o := range opts {
@@ -86,12 +107,39 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkFormat(); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
 	s, err := store.NewStore(e, dir)
 	if err != nil {
 		_ = e.Close()
 		return nil, err
 	}
 	return s.(*fifoq.Store), nil
+}
+
+// checkFormat refuses a store whose directory held table files but which holds no record of fifoq's format
+// (a key that starts with 0x00, see fifoq's codec.go), which is its first record and is never deleted: its
+// MANIFEST or its logs lost it, and whatever else Pebble did not find. (Without table files, it may be a
+// store whose making a crash cut short, which fifoq completes.)
+func (e *engine) checkFormat() error {
+	if e.manifest == "" {
+		return nil
+	}
+	found := false
+	err := e.Scan([]byte{0x00}, []byte{0x01}, func(k, v []byte) error {
+		found = true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("%w: %s holds table files but not the store's first record: its MANIFEST (%s) or its logs are damaged",
+			fifoq.ErrStoreCorrupt, e.dir, e.manifest)
+	}
+	return nil
 }
 
 // pebbleFiles is what a directory that holds no store may hold: Pebble's lock file, which it makes before
@@ -102,19 +150,32 @@ func openEngine(dir string, c config) (*engine, error) {
 	if err := c.fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
+	// Check the logs under the directory's lock, so that another process's store is ErrLocked, not
+	// read while it writes; Pebble takes the lock again in Open.
+	lock, err := c.fs.Lock(c.fs.PathJoin(dir, "LOCK"))
+	if err != nil {
+		return nil, openError(c.fs, dir, err)
+	}
+	manifest, err := verifyLogs(c.fs, dir)
+	if cerr := lock.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("durable: %s: %w", dir, cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
-	e := &engine{dir: dir, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
+		exited: make(chan struct{})}
 	opts := &pebble.Options{
-		FS:                 c.fs,
+		FS:                 &fenceFS{FS: c.fs, f: e.fence},
 		Cache:              cache,
 		MemTableSize:       c.memTableSize,
 		FormatMajorVersion: pebble.FormatNewest,
 		ErrorIfNotExists:   true,
 		Logger:             &logger{l: c.logger, e: e},
-	}
-	opts.EventListener = &pebble.EventListener{
-		BackgroundError: func(err error) { c.logger.Error("durable: pebble background error", "dir", dir, "error", err) },
+		EventListener:      e.events(),
 	}
 	db, err := pebble.Open(dir, opts)
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
@@ -131,26 +192,44 @@ func openEngine(dir string, c config) (*engine, error) {
 				fifoq.ErrStoreCorrupt, dir, names)
 		}
 		opts.ErrorIfNotExists = false
-		db, err = pebble.Open(dir, opts)
+		if db, err = pebble.Open(dir, opts); err == nil {
+			// Pebble makes a store at its oldest format and moves it to the newest once its first log is
+			// made, so that log lacks the sync offsets that tell damage from a torn end (open.go, Open:
+			// WriteWALSyncOffsets, then ratchetFormatMajorVersionLocked). Open it again, so that no record
+			// goes to that log.
+			if err = e.guard(db.Close); err == nil {
+				opts.ErrorIfNotExists = true
+				db, err = pebble.Open(dir, opts)
+			}
+		}
 	}
 	if err != nil {
-		return nil, openError(dir, err)
+		return nil, openError(c.fs, dir, err)
 	}
 	e.db = db
 	e.round = newRound()
 	e.pool.New = func() any { return &batch{pb: db.NewBatch()} }
+	e.opened.Store(true)
 	go e.run()
 	return e, nil
 }
 
 // openError says why Pebble did not open dir.
-func openError(dir string, err error) error {
+func openError(vfs vfs.FS, dir string, err error) error {
 	var pathErr *fs.PathError
 	switch {
 	case (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) && !errors.As(err, &pathErr), // fcntl's
 		strings.Contains(err.Error(), "lock held by current process"): // Pebble's own check, a plain error
 		return fmt.Errorf("%w: %s (its LOCK file is held): %w", ErrLocked, dir, err)
-	case pebble.IsCorruptionError(err), errors.Is(err, fs.ErrNotExist), errors.Is(err, os.ErrNotExist):
+	case pebble.IsCorruptionError(err), errors.Is(err, fs.ErrNotExist), errors.Is(err, os.ErrNotExist),
+		strings.Contains(err.Error(), "object size mismatch"): // checkConsistency in open.go: a table cut short
+		files := tablesNamed(vfs, dir, err)
+		if strings.Contains(err.Error(), "replaying WAL") {
+			files = damagedLogs(vfs, dir)
+		}
+		if len(files) > 0 {
+			return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, strings.Join(files, ", "), err)
+		}
 		return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, dir, err)
 	}
 	return fmt.Errorf("durable: open %s: %w", dir, err)
@@ -159,12 +238,16 @@ func openError(dir string, err error) error {
 // engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
 // it applies the round's batches in order and syncs the log once, then wakes the round's waiters.
 type engine struct {
-	db     *pebble.DB
-	dir    string
-	pool   sync.Pool // of *batch
-	wake   chan struct{}
-	exited chan struct{}
-	scans  sync.WaitGroup
+	db       *pebble.DB
+	dir      string
+	manifest string // the MANIFEST's path, if the directory held table files when it was opened
+	log      *slog.Logger
+	fence    *fence // raised when the store fails, once open
+	opened   atomic.Bool
+	pool     sync.Pool // of *batch
+	wake     chan struct{}
+	exited   chan struct{}
+	scans    sync.WaitGroup
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied
@@ -279,6 +362,7 @@ func (e *engine) apply(items []item, sync bool) error {
 	e.mu.Lock()
 	err := e.broken
 	e.mu.Unlock()
+	failed := err != nil
 	last := -1
 	for i, it := range items {
 		if it.b != nil && it.b.pb.Count() > 0 {
@@ -303,12 +387,10 @@ func (e *engine) apply(items []item, sync bool) error {
 	if err == nil && sync && last < 0 {
 		err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
 	}
-	if err != nil {
-		err = fmt.Errorf("durable: %s: %w", e.dir, err)
+	if err != nil && !failed {
+		e.fail(err)
 		e.mu.Lock()
-		if e.broken == nil {
-			e.broken = err
-		}
+		err = e.broken
 		e.mu.Unlock()
 	}
 	return err
@@ -317,7 +399,8 @@ func (e *engine) apply(items []item, sync bool) error {
 // fatal is the panic of logger.Fatalf: Pebble calls it when its commit pipeline cannot go on.
 type fatal struct{ err error }
 
-// guard calls f, turning a fatal error of Pebble's into an error.
+// guard calls f, turning a fatal error of Pebble's into an error. Pebble's commit pipeline is left broken
+// by one, so the engine commits nothing more after it.
 func (e *engine) guard(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -329,6 +412,78 @@ func (e *engine) guard(f func() error) (err error) {
 		}
 	}()
 	return f()
+}
+
+// guardName is the name of engine.guard in stacks.
+var guardName = runtime.FuncForPC(reflect.ValueOf((*engine).guard).Pointer()).Name()
+
+// guarded reports whether its caller runs under guard.
+func guarded() bool {
+	var pcs [64]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if f.Function == guardName {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// fail makes the store refuse every later commit with err, and raises the fence, which stops every
+// change of its files: fail-stop, as PostgreSQL does after a failed fsync. (While Pebble opens the store,
+// the fence stays down: Open fails with Pebble's error, or the engine's first scan with err.)
+func (e *engine) fail(err error) {
+	if e.opened.Load() {
+		e.fence.raise()
+	}
+	e.mu.Lock()
+	first := e.broken == nil
+	if first {
+		e.broken = fmt.Errorf("durable: %s: %w", e.dir, err)
+	}
+	e.mu.Unlock()
+	if first {
+		e.log.Error("durable: the store failed: it refuses every change until it is opened again", "dir", e.dir, "error", err)
+	}
+}
+
+// failed reports whether the store refuses commits.
+func (e *engine) failed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.broken != nil
+}
+
+// emptyFlush is the error of a flush that wrote no table, which is no failure (errEmptyTable in pebble/v2
+// compaction.go).
+const emptyFlush = "pebble: empty table"
+
+// events are what the engine does on Pebble's events: a failed flush (a full disk) fails the store, which
+// would otherwise take commits until its memtables filled up and then hang them; Pebble retries the flush
+// at once, again and again, until the store is closed, so its errors are logged at Debug once the store
+// failed. A damaged table is logged, and the read that met it returns ErrStoreCorrupt (Pebble's default
+// calls Logger.Fatalf).
+func (e *engine) events() *pebble.EventListener {
+	return &pebble.EventListener{
+		BackgroundError: func(err error) {
+			level := slog.LevelError
+			if e.failed() {
+				level = slog.LevelDebug
+			}
+			e.log.Log(context.Background(), level, "durable: pebble background error", "dir", e.dir, "error", err)
+		},
+		FlushEnd: func(info pebble.FlushInfo) {
+			if info.Err != nil && info.Err.Error() != emptyFlush {
+				e.fail(fmt.Errorf("flush: %w", info.Err))
+			}
+		},
+		DataCorruption: func(info pebble.DataCorruptionInfo) {
+			e.log.Error("durable: pebble found a damaged file", "dir", e.dir, "file", info.Path, "error", info.Details)
+		},
+	}
 }
 
 // A scan reads a range of keys for a caller; run starts it after the batches committed before it.
@@ -361,7 +516,7 @@ func (e *engine) startScan(s *scan) {
 	s.done = make(chan struct{})
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: s.lo, UpperBound: s.hi})
 	if err != nil {
-		s.err = err
+		s.err = fmt.Errorf("durable: %s: %w", e.dir, err)
 		close(s.done)
 		return
 	}
@@ -381,12 +536,18 @@ func (e *engine) startScan(s *scan) {
 			s.err = err
 		}
 		if s.err != nil && pebble.IsCorruptionError(s.err) {
-			s.err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, e.dir, s.err)
+			where := e.dir
+			if info := pebble.ExtractDataCorruptionInfo(s.err); info != nil {
+				where = info.Path
+			}
+			s.err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, where, s.err)
 		}
 	}()
 }
 
-// Close applies and syncs what was committed, then closes Pebble.
+// Close applies and syncs what was committed, then closes Pebble and releases the directory. After the
+// store failed, it still closes them, and returns the error that failed it, as fifoq.ErrStoreFailed:
+// what was committed after that error is not on disk.
 func (e *engine) Close() error {
 	e.mu.Lock()
 	if e.closed {
@@ -404,15 +565,27 @@ func (e *engine) Close() error {
 	e.mu.Lock()
 	err := e.broken
 	e.mu.Unlock()
+	if err != nil {
+		err = fmt.Errorf("%w: %w", fifoq.ErrStoreFailed, err)
+	}
+	e.fence.open() // the changes that wait fail, so that Pebble's goroutines end
 	if cerr := e.guard(e.db.Close); err == nil && cerr != nil {
 		err = fmt.Errorf("durable: close %s: %w", e.dir, cerr)
 	}
 	return err
 }
 
-// logger passes Pebble's messages to slog. Fatalf panics with fatal, which guard turns into an error when
-// Pebble calls it from a commit; called from one of Pebble's own goroutines, it stops the process, as
-// Pebble's own logger does.
+// logger passes Pebble's messages to slog. Pebble calls Fatalf when it cannot go on, and expects it not to
+// return (its DefaultLogger exits the process):
+//
+//   - On a commit, under guard (a write or a sync of the log failed: DB.Apply in db.go), it panics with
+//     fatal, which guard turns into the commit's error; the store refuses every commit after it.
+//   - On one of Pebble's own goroutines, for a failed write of an I/O error (a flush's or a compaction's
+//     MANIFEST write or sync: versionSet.UpdateVersionLocked in version_set.go), it fails the store and
+//     returns, and Pebble's code goes on to return that error, as after a failed flush: the process goes on,
+//     its queues refuse changes, and opening the directory again recovers from what is on disk.
+//   - Otherwise (one of Pebble's consistency checks, with no error to return) it panics, which stops the
+//     process, as Pebble's own logger would.
 type logger struct {
 	l *slog.Logger
 	e *engine
@@ -427,7 +600,37 @@ func (l *logger) Errorf(format string, args ...any) {
 }
 
 func (l *logger) Fatalf(format string, args ...any) {
-	err := fmt.Errorf("pebble: "+format, args...)
-	l.l.Error(err.Error(), "dir", l.e.dir)
-	panic(fatal{err})
+	err := fatalError(format, args)
+	level := slog.LevelError
+	if l.e.failed() {
+		level = slog.LevelDebug // Pebble retrying a failed flush
+	}
+	l.l.Log(context.Background(), level, err.Error(), "dir", l.e.dir)
+	l.e.fail(err)
+	if guarded() || len(err.errs) == 0 {
+		panic(fatal{err})
+	}
 }
+
+// A fatalErr is the message of a Fatalf, which wraps the errors among its arguments (such as ENOSPC).
+type fatalErr struct {
+	msg  string
+	errs []error
+}
+
+func fatalError(format string, args []any) *fatalErr {
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasPrefix(msg, "pebble") {
+		msg = "pebble: " + msg
+	}
+	e := &fatalErr{msg: msg}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.errs = append(e.errs, err)
+		}
+	}
+	return e
+}
+
+func (e *fatalErr) Error() string   { return e.msg }
+func (e *fatalErr) Unwrap() []error { return e.errs }

@@ -1,0 +1,394 @@
+package durable_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/durable"
+	"github.com/fifoq/fifoq/internal/store"
+)
+
+// Damaged stores: each is refused with fifoq.ErrStoreCorrupt and an error that names the damaged file (or
+// record), by durable.Open or, for damage that Pebble meets only when it reads the block, by fifoq.New,
+// whose recovery reads every record of the queue. Never a panic, never a queue opened without the
+// messages it held.
+
+// filesOf returns the paths of the files in dir that match pattern, ordered by name (Pebble's file numbers
+// have six digits or more, so name order is number order).
+func filesOf(t *testing.T, dir, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, pattern))
+	require.NoError(t, err)
+	slices.Sort(m)
+	return m
+}
+
+// lastOf returns the last file in dir that matches pattern.
+func lastOf(t *testing.T, dir, pattern string) string {
+	t.Helper()
+	m := filesOf(t, dir, pattern)
+	require.NotEmpty(t, m, "no %s in %s", pattern, dir)
+	return m[len(m)-1]
+}
+
+// flip flips a bit of the byte at offset off of the file path; off < 0 counts from its end.
+func flip(t *testing.T, path string, off int64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if off < 0 {
+		off += int64(len(b))
+	}
+	require.Less(t, off, int64(len(b)), "flip past the end of %s", path)
+	b[off] ^= 0x10
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+// cut truncates the file path to n bytes.
+func cut(t *testing.T, path string, n int64) {
+	t.Helper()
+	require.NoError(t, os.Truncate(path, n))
+}
+
+// copyDir copies the files of the store in dir, but its lock, to a new directory: what a crash at this
+// moment would leave on disk, as every write the store acknowledged is synced.
+func copyDir(t *testing.T, dir string) string {
+	t.Helper()
+	to := t.TempDir()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		if e.Name() == "LOCK" || !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(to, e.Name()), b, 0o644))
+	}
+	return to
+}
+
+// reopen opens the store in dir and its queue "q", returning the queue's bodies, or what failed ("Open" or
+// "New") and its error.
+func reopen(t *testing.T, dir string) (got []string, stage string, err error) {
+	t.Helper()
+	st, err := durable.Open(dir, durable.WithLogger(quiet))
+	if err != nil {
+		return nil, "Open", err
+	}
+	defer func() { require.NoError(t, st.Close()) }()
+	q, err := fifoq.New("q", fifoq.WithStore(st), fifoq.WithClock(fifoq.NewManualClock(t0)))
+	if err != nil {
+		return nil, "New", err
+	}
+	return bodies(q), "", nil
+}
+
+// fillTables makes a store in dir whose queue "q" holds 200 messages of 1 KB, most of them in table files
+// (its memtables are 64 KiB), and closes it.
+func fillTables(t *testing.T, dir string) []string {
+	t.Helper()
+	st := openStore(t, dir, durable.WithMemTableSize(64<<10))
+	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+	var sent []string
+	for i := range 200 {
+		b := fmt.Sprintf("%03d-%s", i, strings.Repeat("x", 1000))
+		send(t, q, b)
+		sent = append(sent, b)
+	}
+	require.NoError(t, st.Close())
+	require.GreaterOrEqual(t, len(filesOf(t, dir, "*.sst")), 2, "table files")
+	return sent
+}
+
+// The damaged files of a store with table files. Pebble checks at Open that the MANIFEST's tables are
+// there with their sizes; it reads a table's blocks, and checks their checksums, only when a read needs
+// them; and it takes a MANIFEST record that does not check out for the torn end of the file, which a crash
+// leaves, and reads no further (durable checks that no record follows it: verify.go).
+func TestCorruptFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		stage  string                                       // where it is refused: "Open", "New", or "" for either
+		damage func(t *testing.T, dir string) (file string) // returns what the error must name
+	}{
+		{"table: a byte of a data block flipped", "New", func(t *testing.T, dir string) string {
+			// The last table holds messages only: Open reads none of it, the recovery scan reads it all.
+			f := lastOf(t, dir, "*.sst")
+			flip(t, f, 100)
+			return f
+		}},
+		{"table: a byte of its footer flipped", "", func(t *testing.T, dir string) string {
+			f := lastOf(t, dir, "*.sst")
+			flip(t, f, -10)
+			return f
+		}},
+		{"table: cut short", "Open", func(t *testing.T, dir string) string {
+			f := filesOf(t, dir, "*.sst")[0]
+			info, err := os.Stat(f)
+			require.NoError(t, err)
+			cut(t, f, info.Size()/2)
+			return f
+		}},
+		{"table: missing", "Open", func(t *testing.T, dir string) string {
+			f := filesOf(t, dir, "*.sst")[0]
+			require.NoError(t, os.Remove(f))
+			return f
+		}},
+		{"MANIFEST: a byte of its first record flipped", "Open", func(t *testing.T, dir string) string {
+			f := lastOf(t, dir, "MANIFEST-*")
+			flip(t, f, 10)
+			return f
+		}},
+		{"MANIFEST: a byte of its last record but one flipped", "Open", func(t *testing.T, dir string) string {
+			// Pebble would drop the last two records, and the tables they add, and open the store
+			// without their messages.
+			f := lastOf(t, dir, "MANIFEST-*")
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			var starts []int64 // of its records: each is one chunk, of a 7-byte header and a payload
+			for off := int64(0); off < int64(len(b)); off += 7 + int64(binary.LittleEndian.Uint16(b[off+4:])) {
+				starts = append(starts, off)
+			}
+			require.GreaterOrEqual(t, len(starts), 3, "MANIFEST records")
+			flip(t, f, starts[len(starts)-2]+8)
+			return f
+		}},
+		{"MANIFEST: missing", "Open", func(t *testing.T, dir string) string {
+			f := lastOf(t, dir, "MANIFEST-*")
+			require.NoError(t, os.Remove(f))
+			return filepath.Base(f)
+		}},
+		{"MANIFEST: its marker missing", "Open", func(t *testing.T, dir string) string {
+			require.NoError(t, os.Remove(lastOf(t, dir, "marker.manifest.*")))
+			return "marker.manifest"
+		}},
+		{"MANIFEST: cut in its second record", "Open", func(t *testing.T, dir string) string {
+			// Pebble takes this for a crash during a MANIFEST write, and opens the store as its first
+			// record has it: made at the last Open, before any table. durable refuses a store that held
+			// tables and opens without fifoq's first record. (Had the cut lost only later tables, nothing
+			// would tell: see the package's tests' notes in the report.)
+			f := lastOf(t, dir, "MANIFEST-*")
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			first := 7 + int64(binary.LittleEndian.Uint16(b[4:6]))
+			require.Greater(t, int64(len(b)), first+10, "a MANIFEST of one record")
+			cut(t, f, first+10)
+			return f
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			fillTables(t, dir)
+			named := tc.damage(t, dir)
+			got, stage, err := reopen(t, dir)
+			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d messages", len(got))
+			require.ErrorContains(t, err, named)
+			if tc.stage != "" {
+				require.Equal(t, tc.stage, stage, "refused by: %v", err)
+			}
+			_, _, err2 := reopen(t, dir)
+			require.ErrorIs(t, err2, fifoq.ErrStoreCorrupt, "refused again: nothing was repaired or deleted")
+		})
+	}
+}
+
+// fillLog makes a store in dir and sends n messages to its queue "q", returning the size of its last
+// write-ahead log before the first send and after each (Pebble's memtable holds them all, so they are all
+// in that log), and closes it.
+func fillLog(t *testing.T, dir string, n int) (sent []string, sizes []int64) {
+	t.Helper()
+	st := openStore(t, dir)
+	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+	log := lastOf(t, dir, "*.log")
+	size := func() int64 {
+		info, err := os.Stat(log)
+		require.NoError(t, err)
+		return info.Size()
+	}
+	sizes = append(sizes, size())
+	for i := range n {
+		b := fmt.Sprintf("%03d-%s", i, strings.Repeat("y", 200))
+		send(t, q, b)
+		sent = append(sent, b)
+		sizes = append(sizes, size())
+		require.Greater(t, sizes[i+1], sizes[i], "the log grows with each acknowledged send")
+	}
+	require.Equal(t, log, lastOf(t, dir, "*.log"), "one log")
+	require.NoError(t, st.Close())
+	return sent, sizes
+}
+
+// The last write-ahead log. Its torn end is what a crash leaves (the writes being made, which no caller
+// was told were done): Pebble recovers up to it, and a cut loses only what is after it, never an earlier
+// acknowledged send. A damaged record with an intact one after it, written after a sync that covered it,
+// is damage: refused, naming the log. (Pebble, reading on from damage, looks at the later 32 KiB blocks of
+// the log only; durable checks the rest of the damaged one too: verify.go.)
+//
+// A chunk records the offset its log was synced up to when it was written, and Pebble updates that offset
+// just after it wakes the sync's waiters (LogWriter.flushLoop in record/log_writer.go), so the chunk of the
+// next send may record the sync before. So damage in one of the last two records cannot be told from a
+// torn end: that send, and the later one, are lost without a word. The test flips a byte in the last one.
+func TestLastLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 40
+	sent, sizes := fillLog(t, dir, n)
+	log := filepath.Base(lastOf(t, dir, "*.log"))
+
+	for _, k := range []int{0, 1, 17, n - 1} {
+		for _, at := range []struct {
+			name string
+			off  int64
+		}{{"in", (sizes[k] + sizes[k+1]) / 2}, {"before", sizes[k]}} {
+			t.Run(fmt.Sprintf("cut %s send %d", at.name, k), func(t *testing.T) {
+				t.Parallel()
+				image := copyDir(t, dir)
+				cut(t, filepath.Join(image, log), at.off)
+				got, stage, err := reopen(t, image)
+				require.NoError(t, err, stage)
+				require.Equal(t, sent[:k], got, "the sends before the cut, and only them")
+			})
+		}
+	}
+
+	for _, k := range []int{0, 17, n - 3} {
+		t.Run(fmt.Sprintf("byte flipped in send %d", k), func(t *testing.T) {
+			t.Parallel()
+			image := copyDir(t, dir)
+			flip(t, filepath.Join(image, log), (sizes[k]+sizes[k+1])/2)
+			got, _, err := reopen(t, image)
+			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d of %d messages", len(got), n)
+			require.ErrorContains(t, err, filepath.Join(image, log))
+		})
+	}
+
+	t.Run("byte flipped in the last send", func(t *testing.T) {
+		t.Parallel()
+		image := copyDir(t, dir)
+		flip(t, filepath.Join(image, log), (sizes[n-1]+sizes[n])/2)
+		got, _, err := reopen(t, image)
+		require.NoError(t, err)
+		require.Equal(t, sent[:n-1], got, "taken for a torn end")
+	})
+}
+
+// A write-ahead log that is not the last one was closed, with a mark at its end, before the next began,
+// so Pebble reads it strictly: any damage in it is refused, and durable names the log.
+//
+// Two logs hold messages only while the first one's memtable is being flushed: the test holds the flush
+// back (a table file's making waits) and copies the store's files meanwhile, as a crash would leave them.
+func TestEarlierLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fs := newFaultFS(nil)
+	fs.mode.Store(tablesWait)
+	st := openStore(t, dir, durable.WithFS(fs), durable.WithMemTableSize(64<<10))
+	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+	var sent []string
+	for i := 0; ; i++ {
+		require.Less(t, i, 1000, "no flush began")
+		b := fmt.Sprintf("%03d-%s", i, strings.Repeat("z", 1000))
+		send(t, q, b)
+		sent = append(sent, b)
+		select {
+		case <-fs.waiting: // the memtable is full and waits to be flushed: later sends go to a new log
+		default:
+			continue
+		}
+		break
+	}
+	for i := range 5 {
+		b := fmt.Sprintf("after-%d", i)
+		send(t, q, b)
+		sent = append(sent, b)
+	}
+	image := copyDir(t, dir)
+	fs.mode.Store(healthy)
+	close(fs.goOn)
+	require.NoError(t, st.Close())
+
+	logs := filesOf(t, image, "*.log")
+	require.GreaterOrEqual(t, len(logs), 2, "two logs")
+	earlier := logs[len(logs)-2]
+	intact := copyDir(t, image)
+	got, _, err := reopen(t, intact)
+	require.NoError(t, err)
+	require.Equal(t, sent, got, "the copy, undamaged, holds every acknowledged send")
+
+	b, err := os.ReadFile(earlier)
+	require.NoError(t, err)
+	for _, off := range []int64{100, int64(len(b)) / 2, int64(len(b)) - 100} {
+		t.Run(strconv.FormatInt(off, 10), func(t *testing.T) {
+			damaged := copyDir(t, image)
+			flip(t, filepath.Join(damaged, filepath.Base(earlier)), off)
+			got, _, err := reopen(t, damaged)
+			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d of %d messages", len(got), len(sent))
+			require.ErrorContains(t, err, filepath.Join(damaged, filepath.Base(earlier)))
+		})
+	}
+}
+
+// A record that does not decode makes New fail with ErrStoreCorrupt naming the queue and the record, or,
+// for the queue's own record, Open fail naming it: never a queue opened without it.
+func TestCorruptRecord(t *testing.T) {
+	t.Parallel()
+	isMessage := func(part byte) func(k []byte) bool {
+		return func(k []byte) bool { return len(k) == 15 && k[0] == 0x02 && k[5] == 'm' && k[14] == part }
+	}
+	for _, tc := range []struct {
+		name  string
+		lo    []byte
+		key   func(k []byte) bool
+		stage string
+		want  []string
+	}{
+		{"message", []byte{0x02}, isMessage(0), "New", []string{"queue q", "message 1"}},
+		{"receipt", []byte{0x02}, isMessage(1), "New", []string{"queue q", "receipt of message 1"}},
+		{"queue", []byte{0x01}, func(k []byte) bool { return bytes.Equal(k, []byte("\x01q")) }, "Open", []string{`queue "q"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			st := openStore(t, dir)
+			q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+			send(t, q, "a", "b")
+			receive(t, q) // a receipt record for message 1
+
+			eng := store.EngineOf(st)
+			var key []byte
+			require.NoError(t, eng.Scan(tc.lo, []byte{tc.lo[0] + 1}, func(k, _ []byte) error {
+				if key == nil && tc.key(k) {
+					key = bytes.Clone(k)
+				}
+				return nil
+			}))
+			require.NotNil(t, key, "the record to damage")
+			b := eng.NewBatch()
+			b.Set(key, []byte{1, 0, 0xff, 0xff})
+			ticket, err := eng.Commit(b, true)
+			require.NoError(t, err)
+			require.NoError(t, ticket.Wait())
+			require.NoError(t, st.Close())
+
+			got, stage, err := reopen(t, dir)
+			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %v", got)
+			require.Equal(t, tc.stage, stage, "refused by: %v", err)
+			require.ErrorContains(t, err, dir)
+			for _, w := range tc.want {
+				require.ErrorContains(t, err, w)
+			}
+		})
+	}
+}

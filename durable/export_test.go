@@ -1,0 +1,7 @@
+package durable
+
+import "github.com/cockroachdb/pebble/v2/vfs"
+
+// WithFS makes the store use fs for its files, so that the tests can inject faults (durable_test.go). It
+// exists only in this package's tests.
+func WithFS(fs vfs.FS) Option { return func(c *config) { c.fs = fs } }

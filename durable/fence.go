@@ -1,0 +1,170 @@
+package durable
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// A fence stops every change of a failed store's files, so that they stay as they were when the failure
+// happened, as a crash would leave them, and opening the directory again recovers as after a crash.
+//
+// Without it, Pebble's own goroutines write on after a failure: a failed flush is retried at once, again
+// and again (DB.flush in pebble/v2 compaction.go, "TODO(peter): count consecutive flush errors and
+// backoff"), and after a failed sync of the MANIFEST, which Pebble takes for fatal (Logger.Fatalf in
+// versionSet.UpdateVersionLocked, version_set.go) and the store survives, each retry appends an edit that
+// adds a new table with the same keys, which Pebble, opened again, refuses with a panic ("invariant
+// violation: ... out of order" in a compaction).
+//
+// Once raised, a change of a write-ahead log fails at once, so that a commit under way returns; a change of
+// another file waits until Close lets it go on, then fails: the goroutine that retries a flush waits rather
+// than spins, and DB.Close, which waits for it, can end. (Commits write logs only: the engine's goroutine,
+// which commits, never waits at the fence.)
+type fence struct {
+	raised atomic.Bool
+	opened chan struct{} // closed by open
+	once   sync.Once
+}
+
+// errFenced is what a change of a failed store's files returns.
+var errFenced = errors.New("durable: the store failed: its files are not changed any more")
+
+func newFence() *fence { return &fence{opened: make(chan struct{})} }
+
+// raise makes every later change wait.
+func (f *fence) raise() { f.raised.Store(true) }
+
+// open lets the changes that wait go on, and fail.
+func (f *fence) open() { f.once.Do(func() { close(f.opened) }) }
+
+// check returns nil before the fence is raised; after, it returns errFenced, once open was called unless
+// path is a write-ahead log.
+func (f *fence) check(path string) error {
+	if !f.raised.Load() {
+		return nil
+	}
+	if !strings.HasSuffix(path, ".log") {
+		<-f.opened
+	}
+	return &os.PathError{Op: "write", Path: path, Err: errFenced}
+}
+
+// fenceFS is the vfs.FS of a store: its changes go through the fence.
+type fenceFS struct {
+	vfs.FS
+	f *fence
+}
+
+func (fs *fenceFS) wrap(name string, file vfs.File, err error) (vfs.File, error) {
+	if err != nil {
+		return file, err
+	}
+	return &fenceFile{File: file, f: fs.f, name: name}, nil
+}
+
+func (fs *fenceFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	if err := fs.f.check(name); err != nil {
+		return nil, err
+	}
+	file, err := fs.FS.Create(name, category)
+	return fs.wrap(name, file, err)
+}
+
+func (fs *fenceFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
+	if err := fs.f.check(name); err != nil {
+		return nil, err
+	}
+	file, err := fs.FS.OpenReadWrite(name, category, opts...)
+	return fs.wrap(name, file, err)
+}
+
+func (fs *fenceFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	if err := fs.f.check(newname); err != nil {
+		return nil, err
+	}
+	file, err := fs.FS.ReuseForWrite(oldname, newname, category)
+	return fs.wrap(newname, file, err)
+}
+
+func (fs *fenceFS) Link(oldname, newname string) error {
+	if err := fs.f.check(newname); err != nil {
+		return err
+	}
+	return fs.FS.Link(oldname, newname)
+}
+
+func (fs *fenceFS) Remove(name string) error {
+	if err := fs.f.check(name); err != nil {
+		return err
+	}
+	return fs.FS.Remove(name)
+}
+
+func (fs *fenceFS) RemoveAll(name string) error {
+	if err := fs.f.check(name); err != nil {
+		return err
+	}
+	return fs.FS.RemoveAll(name)
+}
+
+func (fs *fenceFS) Rename(oldname, newname string) error {
+	if err := fs.f.check(newname); err != nil {
+		return err
+	}
+	return fs.FS.Rename(oldname, newname)
+}
+
+func (fs *fenceFS) Unwrap() vfs.FS { return fs.FS }
+
+// fenceFile is a file of a fenceFS: its writes and syncs go through the fence.
+type fenceFile struct {
+	vfs.File
+	f    *fence
+	name string
+}
+
+func (f *fenceFile) Write(p []byte) (int, error) {
+	if err := f.f.check(f.name); err != nil {
+		return 0, err
+	}
+	return f.File.Write(p)
+}
+
+func (f *fenceFile) WriteAt(p []byte, off int64) (int, error) {
+	if err := f.f.check(f.name); err != nil {
+		return 0, err
+	}
+	return f.File.WriteAt(p, off)
+}
+
+func (f *fenceFile) Preallocate(off, n int64) error {
+	if err := f.f.check(f.name); err != nil {
+		return err
+	}
+	return f.File.Preallocate(off, n)
+}
+
+func (f *fenceFile) Sync() error {
+	if err := f.f.check(f.name); err != nil {
+		return err
+	}
+	return f.File.Sync()
+}
+
+func (f *fenceFile) SyncData() error {
+	if err := f.f.check(f.name); err != nil {
+		return err
+	}
+	return f.File.SyncData()
+}
+
+func (f *fenceFile) SyncTo(length int64) (bool, error) {
+	if err := f.f.check(f.name); err != nil {
+		return false, err
+	}
+	return f.File.SyncTo(length)
+}
