@@ -142,9 +142,20 @@ func (e *engine) checkFormat() error {
 	return nil
 }
 
-// pebbleFiles is what a directory that holds no store may hold: Pebble's lock file, which it makes before
-// it looks for a store.
-var pebbleFiles = []string{"LOCK"}
+// unborn reports whether the files of a directory in which Pebble found no store are those of a store that
+// was never made: none, or Pebble's lock file, which it makes before it looks for a store, and the first
+// MANIFEST, which it writes before the marker that names it: a process killed in between leaves it.
+func unborn(names []string) bool {
+	for _, n := range names {
+		if n != "LOCK" && n != firstManifest {
+			return false
+		}
+	}
+	return true
+}
+
+// firstManifest is the MANIFEST of a new store.
+const firstManifest = "MANIFEST-000001"
 
 func openEngine(dir string, c config) (*engine, error) {
 	if err := c.fs.MkdirAll(dir, 0o755); err != nil {
@@ -185,11 +196,16 @@ func openEngine(dir string, c config) (*engine, error) {
 		if lerr != nil {
 			return nil, fmt.Errorf("durable: %w", lerr)
 		}
-		names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(pebbleFiles, n) })
-		if len(names) > 0 {
+		if !unborn(names) {
+			names = slices.DeleteFunc(names, func(n string) bool { return n == "LOCK" })
 			slices.Sort(names)
 			return nil, fmt.Errorf("%w: %s holds %v but no store manifest (marker.manifest.*): not opening it as an empty store",
 				fifoq.ErrStoreCorrupt, dir, names)
+		}
+		if slices.Contains(names, firstManifest) {
+			if err := c.fs.Remove(c.fs.PathJoin(dir, firstManifest)); err != nil {
+				return nil, fmt.Errorf("durable: %s: remove the MANIFEST of a store never made: %w", dir, err)
+			}
 		}
 		opts.ErrorIfNotExists = false
 		if db, err = pebble.Open(dir, opts); err == nil {
