@@ -66,7 +66,9 @@ type ConsumerOptions struct {
 	// Filter, if set, is asked about each message first (FilterCriteria): a message it rejects is deleted
 	// without being handled.
 	Filter func(Delivery) bool
-	// Logger, if set, gets one record per batch: its size, groups, outcome, failed messages and duration.
+	// Logger, if set, gets one record per batch: its size, groups, outcome, failed messages and duration,
+	// at level Debug when it went well, Warn when it failed, Error when the handler panicked or a delete
+	// failed (see the package documentation, # Logging).
 	Logger *slog.Logger
 	// OnBatch, if set, is called after each batch with what the Logger records. It runs in the goroutine
 	// that handled the batch, never under a queue's lock. Unlike the handler and Filter, it must not panic:
@@ -128,10 +130,12 @@ type BatchReport struct {
 // visibility timeout (or at once with RetryImmediately), counting a receive, and to move to the
 // dead-letter queue past the queue's maxReceiveCount.
 type Consumer struct {
-	src     Source
-	batcher *Batcher
-	h       Handler
-	o       ConsumerOptions
+	src      Source
+	batcher  *Batcher
+	h        Handler
+	o        ConsumerOptions
+	queue    string // the source's name, for the log, if it has one
+	counters consumerCounters
 }
 
 const (
@@ -160,7 +164,11 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 	if vt, ok := b.visibilityTimeout(); ok && o.HandlerTimeout > vt {
 		return nil, reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, o.HandlerTimeout)
 	}
-	return &Consumer{src: src, batcher: b, h: h, o: o}, nil
+	c := &Consumer{src: src, batcher: b, h: h, o: o}
+	if n, ok := src.(interface{ Name() string }); ok {
+		c.queue = n.Name()
+	}
+	return c, nil
 }
 
 // Run polls and handles batches until ctx is done, then waits for the batches in flight and returns nil.
@@ -222,6 +230,7 @@ func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
 
 // handle runs the handler on one batch and settles the batch's messages.
 func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) {
+	c.counters.inFlight.Add(1)
 	r := BatchReport{Size: len(batch)}
 	if c.o.Logger != nil || c.o.OnBatch != nil {
 		r.Groups = groupsOf(batch)
@@ -240,8 +249,9 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) 
 	start := c.batcher.clock.Now()
 	if r.Err == nil {
 		r.Err = c.call(ctx, slices.Clone(batch)) // the handler may reorder its copy
+		r.Duration = c.batcher.clock.Now().Sub(start)
+		c.counters.observe(r.Duration)
 	}
-	r.Duration = c.batcher.clock.Now().Sub(start)
 	hb.leave(beating)
 	var failed []Delivery
 	var items *BatchItemFailures
@@ -471,16 +481,13 @@ func (c *Consumer) delete(ds []Delivery) error {
 	return errors.Join(errs...)
 }
 
+// report counts a batch that ended in the Consumer's metrics, then logs it and hands it to OnBatch, so that
+// Metrics called from OnBatch counts the batch, and no longer as in flight.
 func (c *Consumer) report(r BatchReport) {
+	c.counters.ended(&r)
+	c.counters.inFlight.Add(-1)
 	if c.o.Logger != nil {
-		level := slog.LevelInfo
-		if r.Outcome != OutcomeSuccess && r.Outcome != OutcomeFiltered || r.DeleteErr != nil {
-			level = slog.LevelWarn
-		}
-		c.o.Logger.Log(context.Background(), level, "fifoq: batch",
-			"size", r.Size, "groups", len(r.Groups), "outcome", r.Outcome.String(),
-			"failed", len(r.Failed), "filtered", r.Filtered, "duration", r.Duration, "error", r.Err,
-			"deleteError", r.DeleteErr)
+		c.logBatch(&r)
 	}
 	if c.o.OnBatch != nil {
 		c.o.OnBatch(r)

@@ -609,11 +609,11 @@ func TestConsumerDeadLetter(t *testing.T) {
 			require.Equal(t, slog.LevelWarn, r.Level)
 			require.Contains(t, r.Message, "dead-letter")
 			a := bcAttrs(r)
-			require.Equal(t, ids[i], a["messageID"].String())
-			require.Equal(t, "g1", a["groupID"].String())
+			require.Equal(t, ids[i], a["message_id"].String())
+			require.Equal(t, "g1", a["group"].String())
 			require.Equal(t, "bc-src.fifo", a["queue"].String())
-			require.Equal(t, "bc-dlq.fifo", a["deadLetterQueue"].String())
-			require.Equal(t, int64(3), a["receiveCount"].Int64())
+			require.Equal(t, "bc-dlq.fifo", a["dead_letter_queue"].String())
+			require.Equal(t, int64(3), a["receive_count"].Int64())
 		}
 	})
 }
@@ -654,7 +654,7 @@ func TestQueueLoggerRunsOutsideTheLock(t *testing.T) {
 	require.Empty(t, ds, "the message moved to the dead-letter queue instead")
 	recs := log.bcRecords()
 	require.Len(t, recs, 1)
-	require.Equal(t, ids[0], bcAttrs(recs[0])["messageID"].String())
+	require.Equal(t, ids[0], bcAttrs(recs[0])["message_id"].String())
 	require.Empty(t, locked, "the logger ran while these queues were locked")
 	require.Equal(t, fifoq.Stats{Visible: 1}, dlq.Stats())
 }
@@ -1018,8 +1018,8 @@ func TestConsumerOnBatchReport(t *testing.T) {
 	})
 }
 
-// Issue observability (ConsumerOptions.Logger): one record per batch, Info on success and Warn on failure,
-// with its size, groups, outcome, failed and filtered counts, duration and error.
+// Issue observability (ConsumerOptions.Logger), issue 11 item 2: one record per batch, Debug on success and
+// Warn on failure, with its queue, size, groups, outcome, failed and filtered counts, duration and error.
 func TestConsumerLogger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := bcNewQueue(t, "bc-log.fifo", fifoq.WithVisibilityTimeout(time.Minute))
@@ -1047,7 +1047,8 @@ func TestConsumerLogger(t *testing.T) {
 
 		require.Equal(t, slog.LevelWarn, recs[0].Level, "a failed batch logs at Warn")
 		a := bcAttrs(recs[0])
-		require.Equal(t, int64(3), a["size"].Int64())
+		require.Equal(t, "bc-log.fifo", a["queue"].String())
+		require.Equal(t, int64(3), a["batch_size"].Int64())
 		require.Equal(t, int64(2), a["groups"].Int64())
 		require.Equal(t, "error", a["outcome"].String())
 		require.Equal(t, int64(3), a["failed"].Int64())
@@ -1055,7 +1056,7 @@ func TestConsumerLogger(t *testing.T) {
 		require.Equal(t, 2*time.Second, a["duration"].Duration())
 		require.Contains(t, a["error"].String(), "bc logged failure")
 
-		require.Equal(t, slog.LevelInfo, recs[1].Level, "a good batch logs at Info")
+		require.Equal(t, slog.LevelDebug, recs[1].Level, "a good batch logs at Debug")
 		a = bcAttrs(recs[1])
 		require.Equal(t, "success", a["outcome"].String())
 		require.Equal(t, int64(0), a["failed"].Int64())

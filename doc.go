@@ -200,6 +200,36 @@
 // do not fit under MaxBytes are made visible again at once, with their receive count one higher.
 // [ConsumerOptions.Logger] and [ConsumerOptions.OnBatch] report every batch ([BatchReport]).
 //
+// # Metrics
+//
+// [Queue.Metrics] returns a queue's CloudWatch metrics as a [Metrics]: the counts of [Stats], the age of the
+// oldest message (ApproximateAgeOfOldestMessage), and [Counters] of messages sent (NumberOfMessagesSent),
+// received, deleted, suppressed as duplicates, expired, purged, and moved in and out by dead-letter redrive
+// and move tasks, since the queue was created. [Consumer.Metrics] returns a Consumer's [ConsumerMetrics]:
+// batches by [Outcome], messages, the batches in flight, and a histogram of the handler's durations. Both
+// are plain Go values, so the package needs no metrics library; package
+// github.com/fifoq/fifoq/fifoqprom exports them to Prometheus. A queue counts under the lock its calls take
+// anyway, with no atomics and no allocations, and Metrics takes that lock once, in O(1), like Stats; a
+// Consumer counts with atomics, and its Metrics takes no lock at all.
+//
+// # Logging
+//
+// fifoq logs through [log/slog], only where given a logger: [WithLogger] for a queue, [ConsumerOptions.Logger]
+// for a Consumer. Nothing is logged under a queue's lock. The records:
+//
+//   - "fifoq: message moved to the dead-letter queue", at Warn, one per message, from the source queue's
+//     logger: queue, dead_letter_queue, message_id, receive_count, and group when the message has one.
+//   - One record per batch from a Consumer: "fifoq: batch done" and "fifoq: batch filtered" at Debug;
+//     "fifoq: batch failed", "fifoq: batch partly failed" and "fifoq: handler timed out" at Warn (the
+//     messages come back and are retried, and reach the dead-letter queue if they keep failing);
+//     "fifoq: handler panicked" at Error, with the stack. A batch whose messages could not be deleted logs
+//     at Error, whatever its outcome. Keys: queue (when the [Source] has a Name method, as a *[Queue] has),
+//     outcome ([Outcome.String]), batch_size, groups (how many), group (when there is exactly one),
+//     failed, filtered, duration (of the handler call), error, stack and delete_error (when there is one).
+//
+// The keys are snake_case and stable: a key is not renamed in a later version, and means the same in every
+// record that has it, so log queries and [slog.HandlerOptions.ReplaceAttr] functions can rely on them.
+//
 // # Concurrency
 //
 // A [Queue] is safe for concurrent use by any number of producers and consumers. All of its state sits behind

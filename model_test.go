@@ -736,7 +736,9 @@ func (s *mdlMachine) checkSide(t *rapid.T, sd *mdlSide) []string {
 	ws := sd.m.Stats(now)
 	require.Equal(t, fifoq.Stats{Visible: ws.Visible, InFlight: ws.InFlight, Delayed: ws.Delayed}, sd.q.Stats(),
 		"Stats of %s at %v (spec 10.2, 10.4)", sd.cfg.Name, now)
+	metrics := sd.q.Metrics()
 	got := slices.Collect(sd.q.Messages())
+	mdlCheckMetrics(t, metrics, got, now, !s.fifo && sd == s.dlq)
 	want := sd.m.Messages(now)
 	gotIDs := mdlIDs(got)
 	if !s.fifo && sd == s.dlq {
@@ -770,6 +772,26 @@ func (s *mdlMachine) checkSide(t *rapid.T, sd *mdlSide) []string {
 		}
 	}
 	return gotIDs
+}
+
+// mdlCheckMetrics checks a queue's Metrics against its stored messages: the counts are those of Stats; the
+// counters account for every stored message; the age of the oldest message, kept in O(1), is that of the
+// earliest SentAt, but in a standard dead-letter queue, whose messages keep their original SentAt and count
+// their age from their move.
+func mdlCheckMetrics(t *rapid.T, m fifoq.Metrics, stored []fifoq.Snapshot, now time.Time, standardDLQ bool) {
+	require.Equal(t, len(stored), m.Visible+m.InFlight+m.Delayed, "Metrics %+v", m)
+	c := m.Counters
+	in := c.Recovered + c.Sent + c.DeadLetterArrivals + c.RedriveArrivals
+	out := c.Deleted + c.Expired + c.Purged + c.DeadLettered + c.Redriven
+	require.Equal(t, int64(len(stored)), int64(in)-int64(out), "stored messages by the counters %+v", c)
+	if standardDLQ {
+		return
+	}
+	var want time.Duration
+	for _, sn := range stored {
+		want = max(want, now.Sub(sn.SentAt))
+	}
+	require.Equal(t, want, m.OldestAge, "OldestAge at %v", now)
 }
 
 // mdlRequireErr requires got to be the sentinel the model's error want stands for, or nil.

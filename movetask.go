@@ -274,6 +274,7 @@ func (q *Queue) acceptMoves(src *Queue, moves []move) error {
 	for _, m := range ms[:len(moves)] {
 		q.sendLocked(now, m, "")
 	}
+	q.counters.RedriveArrivals += uint64(len(moves))
 	return q.unlock().wait(q.st)
 }
 
@@ -334,6 +335,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 		}
 		moves = append(moves, move{to: to, msg: msg, seq: m.seq})
 		q.removeLocked(m) // on FIFO the group goes back in the tree if its next message is visible; acceptMoves records it
+		q.counters.Redriven++
 	}
 	return moves, ""
 }

@@ -53,6 +53,7 @@ type Queue struct {
 	dedup     dedupWindow
 	attempts  attemptWindow
 	stats     Stats
+	counters  Counters // Metrics: what happened to the messages since New
 	purgedAt  tick
 	purged    bool
 	waiters   waitList
@@ -268,8 +269,7 @@ func (q *Queue) unlock() commit {
 	q.moved = nil
 	q.mu.Unlock()
 	for _, d := range moved {
-		q.logger.Warn("fifoq: message moved to the dead-letter queue", "queue", q.name,
-			"deadLetterQueue", d.dlq, "messageID", d.messageID, "groupID", d.groupID, "receiveCount", d.receiveCount)
+		q.logDeadLettered(d)
 	}
 	return c
 }
@@ -291,12 +291,14 @@ func (q *Queue) catchUpLocked(now tick) {
 		q.due.pop()
 		if q.expiresAt(m) <= now {
 			q.dropLocked(m) // a message whose retention comes due from the index
+			q.counters.Expired++
 		} else {
 			q.makeVisibleLocked(m)
 		}
 	}
 	for m := q.all.head; m != nil && q.expiresAt(m) <= now; m = q.all.head {
 		q.dropLocked(m)
+		q.counters.Expired++
 	}
 	if q.fifo {
 		if q.dedup.expire(now) {
@@ -409,6 +411,7 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	stored := newMessage(&m)
 	now := q.lock()
 	seq, dup := q.sendLocked(now, stored, key)
+	q.countSendLocked(dup)
 	if err := q.unlock().wait(q.st); err != nil {
 		return SendResult{}, err
 	}
@@ -463,6 +466,7 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 	for i, m := range stored[:len(ms)] {
 		if m != nil {
 			seqs[i], dups[i] = q.sendLocked(now, m, keys[i])
+			q.countSendLocked(dups[i])
 		}
 	}
 	if err := q.unlock().wait(q.st); err != nil {
@@ -652,6 +656,7 @@ func (q *Queue) deleteLocked(h handle) error {
 		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
 	}
 	q.dropLocked(m)
+	q.counters.Deleted++
 	q.syncLocked()
 	return nil
 }
@@ -680,6 +685,7 @@ func (q *Queue) Purge(ctx context.Context) error {
 		return reject(ErrPurgeInProgress, "only one PurgeQueue operation on %s is allowed every %v", q.name, purgeInterval)
 	}
 	q.purged, q.purgedAt = true, now
+	q.counters.Purged += uint64(q.stats.Visible + q.stats.InFlight + q.stats.Delayed)
 	q.purgeRecordsLocked()
 	clear(q.slots)
 	q.slots, q.freeSlots = q.slots[:0], q.freeSlots[:0]

@@ -185,6 +185,7 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			q.putAttemptLocked(a)
 		}
 	}
+	q.counters.Received += uint64(n)
 	return n
 }
 
@@ -345,5 +346,6 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) 
 		q.putReceiptLocked(m, now+vt)
 		got[i] = q.takeOfLocked(m)
 	}
+	q.counters.Received += uint64(len(a.handles))
 	return len(a.handles), true, nil
 }

@@ -35,6 +35,7 @@ func (q *Queue) recover() error {
 		return fmt.Errorf("fifoq: recover queue %s from %s: %w", q.name, q.st.location, err)
 	}
 	q.nextSeq = max(q.seqLimit, r.maxSeq)
+	q.counters.Recovered = uint64(q.all.len)
 	for i, m := range q.slots {
 		if m == nil {
 			q.freeSlots = append(q.freeSlots, int32(i))
@@ -163,7 +164,9 @@ func (r *recovery) finish() error {
 		if q.origins == nil {
 			q.origins = make(map[uint64]*origin)
 		}
-		q.origins[m.seq] = &origin{messageID: s.messageID, sourceName: s.source}
+		// The store keeps no time of the move: a message moved into a standard queue counts its age
+		// (Metrics.OldestAge) from its original send.
+		q.origins[m.seq] = &origin{messageID: s.messageID, sourceName: s.source, arrivedAt: m.sentAt}
 	}
 
 	var delayEnd tick // 0: none

@@ -21,7 +21,8 @@ func WithDeadLetterQueue(dlq *Queue, maxReceiveCount int) Option {
 }
 
 // WithLogger makes the queue log each message it moves to its dead-letter queue, at level Warn, after it
-// has released its lock.
+// has released its lock, with the keys queue, dead_letter_queue, message_id, receive_count and group (see
+// the package documentation, # Logging).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithRedriveAllowPolicy says which queues may use this queue as their dead-letter queue. The default
@@ -126,6 +127,7 @@ type origin struct {
 	sourceName string
 	source     *Queue // nil in a durable queue until a move task looks it up by name
 	visibleAt  tick   // in a standard dead-letter queue, while in flight: when it becomes visible (dueAt may be its expiry)
+	arrivedAt  tick   // in a standard dead-letter queue: when it was moved here (its sentAt is the original's)
 }
 
 // sourceLocked returns the queue o came from: for a message read from a store, the queue of that name open
@@ -166,6 +168,7 @@ func (q *Queue) deadLetterLocked(m *message) {
 		q.moved = append(q.moved, deadLettered{o.messageID, m.msg.GroupID, dlq.name, int(m.receiveCount)})
 	}
 	q.dropLocked(m)
+	q.counters.DeadLettered++
 	q.syncLocked()
 	dlq.acceptDeadLetter(m, o, sentAt, firstReceivedAt, q)
 }
@@ -198,7 +201,9 @@ func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceived
 	if q.origins == nil {
 		q.origins = make(map[uint64]*origin)
 	}
+	o.arrivedAt = now
 	q.origins[m.seq] = o
+	q.counters.DeadLetterArrivals++
 	q.addSlotLocked(m)
 	q.all.pushBack(m) // in the order messages arrive; see expiresOutOfOrder for retention
 	if q.fifo {
