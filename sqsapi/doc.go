@@ -28,7 +28,28 @@
 // # Over the network
 //
 // The server is an ordinary handler, so http.ListenAndServe("127.0.0.1:9324", sqsapi.NewServer()) makes an
-// SQS endpoint for any client; point the client's endpoint URL at it.
+// SQS endpoint for any client; point the client's endpoint URL at it. Command fifoq (cmd/fifoq) is such an
+// endpoint, with flags, health and metrics endpoints and a graceful shutdown.
+//
+// To stop gracefully, call [Server.BeginShutdown] before http.Server.Shutdown: the ReceiveMessage long polls
+// in progress end at once with no messages, as a wait that runs out does (a long poll whose wait ends this
+// way has taken no message), later receives do not wait, and the other requests run to their end. Otherwise
+// Shutdown would wait up to 20 seconds for each long poll. [Server.Queues] lists the queues, for a metrics
+// collector (package github.com/fifoq/fifoq/fifoqprom).
+//
+// A request body over the limit of [WithMaxRequestBytes] (8 MiB by default, which every valid request fits
+// in any encoding) is refused with RequestEntityTooLarge, HTTP 413, and SQS's text for it ("HTTP content
+// length exceeded ... bytes."); what it carries is held to SQS's limits as well: InvalidParameterValue for
+// a message over its queue's MaximumMessageSize, BatchRequestTooLong for a batch over 1 MiB.
+//
+// # Logging
+//
+// With [WithLogger], the server logs through log/slog with the same keys in every record: each request at
+// Debug ("sqsapi: request": action, queue, protocol, status, code, request_id, duration), failures on the
+// server's side at Error (action, queue, code or error, with the cause a client is not shown), and the
+// queues' moves to dead-letter queues at Warn (package fifoq logs those: queue, dead_letter_queue,
+// message_id, receive_count, group). Client errors (4xx) are not logged above Debug: they are the
+// client's to report.
 //
 // # Durable queues
 //

@@ -16,6 +16,7 @@ type apiError struct {
 	code    string
 	message string
 	status  int
+	cause   error // of an internal error: what went wrong, for the log; never sent
 }
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
@@ -80,13 +81,24 @@ func statusOf(code string) int {
 
 // Errors of the request as a whole.
 var (
-	errInternal = &apiError{codeInternal, "We encountered an internal error. Please try again.", 500}
-	errTooLarge = &apiError{codeTooLarge, "Request body too large.", 413}
+	errInternal = &apiError{codeInternal, "We encountered an internal error. Please try again.", 500, nil}
 	// errCanceled is the answer to a request whose context ended before the action was done, and so did
 	// nothing (fifoq checks the context before it changes anything). The client is gone or the server is
 	// closing, so it is hardly ever read; the in-process transport returns the context's error instead.
-	errCanceled = &apiError{codeInternal, "The request was canceled before it was done.", 500}
+	errCanceled = &apiError{codeInternal, "The request was canceled before it was done.", 500, nil}
 )
+
+// tooLarge is the answer to a request whose body is over the server's limit (WithMaxRequestBytes). SQS
+// answers such a request with HTTP 413 and the text "HTTP content length exceeded 1662976 bytes." (the
+// limit when messages were up to 256 KiB), a plain-text body that the SDKs failed to parse: "Unable to
+// unmarshall error response (HTTP content length exceeded 1662976 bytes.) (Service: AmazonSQS; Status Code:
+// 413; Error Code: 413 Request Entity Too Large" in aws-sdk-java (spring-cloud-aws issue 111), an
+// XMLParserError with statusCode 413 in aws-sdk-js (issue 479). This server keeps the status and SQS's text
+// and sends them as an error the SDKs parse, with the code RequestEntityTooLarge (the name of the status,
+// as SQS's other protocol errors are named).
+func tooLarge(limit int64) *apiError {
+	return newError(codeTooLarge, "HTTP content length exceeded %d bytes.", limit)
+}
 
 func missing(param string) *apiError {
 	return newError(codeMissingParameter, "The request must contain the parameter %s.", param)
@@ -128,7 +140,8 @@ func coreError(err error, c errCtx) *apiError {
 	}
 	code := fifoq.ErrorCode(err)
 	if code == "" {
-		return errInternal
+		// A failure of the server (a store that failed): the client gets InternalFailure, the log the cause.
+		return &apiError{code: codeInternal, message: errInternal.message, status: 500, cause: err}
 	}
 	e := &apiError{code: code, status: statusOf(code), message: detail(err)}
 	m := c.message

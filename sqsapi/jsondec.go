@@ -48,7 +48,7 @@ type jsonInput interface {
 const maxJSONDepth = 64
 
 // errJSON is the error of a body that is not well-formed JSON.
-var errJSON = &apiError{codeSerialization, "The request body is not well-formed JSON.", 400}
+var errJSON = &apiError{codeSerialization, "The request body is not well-formed JSON.", 400, nil}
 
 func typeError(member, want string) *apiError {
 	return newError(codeSerialization, "Value for parameter %s is invalid: expected %s.", member, want)

@@ -194,7 +194,7 @@ func (s *Server) recoverQueues(recs map[string]*queueRecord, inStore map[string]
 				dlq = d.q
 			} else {
 				s.log.Warn("sqsapi: the dead-letter queue of a redrive policy is not there: the policy is pending",
-					"queue", name, "deadLetterQueue", r.DeadLetterQueue)
+					"queue", name, "dead_letter_queue", r.DeadLetterQueue)
 				pending = true
 			}
 		}
@@ -204,7 +204,7 @@ func (s *Server) recoverQueues(recs map[string]*queueRecord, inStore map[string]
 		q, err := fifoq.New(name, s.queueOptions(r.options(dlq, refusing[name]))...)
 		if dlq != nil && (errors.Is(err, fifoq.ErrInvalidRedrivePolicy) || errors.Is(err, fifoq.ErrRedriveNotAllowed)) {
 			s.log.Warn("sqsapi: the redrive policy of a queue is refused by its dead-letter queue: the policy is pending",
-				"queue", name, "deadLetterQueue", r.DeadLetterQueue, "error", err)
+				"queue", name, "dead_letter_queue", r.DeadLetterQueue, "error", err)
 			pending = true
 			q, err = fifoq.New(name, s.queueOptions(r.options(nil, refusing[name]))...)
 		}
@@ -238,8 +238,10 @@ func (s *Server) recoverQueues(recs map[string]*queueRecord, inStore map[string]
 
 // Close cancels the move tasks that run and waits for them to end. Call it once the server serves no more
 // requests: a durable server's store can then be closed with no task left writing to it. Close does not
-// close the store, which belongs to the caller of Open. It returns nil.
+// close the store, which belongs to the caller of Open. It calls BeginShutdown, so that a long poll still in
+// progress ends. It returns nil.
 func (s *Server) Close() error {
+	s.BeginShutdown()
 	s.tasksMu.Lock()
 	tasks := slices.Collect(maps.Values(s.tasks))
 	s.tasksMu.Unlock()

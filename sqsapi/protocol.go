@@ -21,13 +21,6 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
-// maxBodyBytes bounds a request body. The largest valid request, a SendMessageBatch of 1 MiB of messages,
-// takes up to 4 MiB form-encoded (3 bytes for a percent-encoded byte; 4 for a byte of a Binary value, base64
-// and then percent-encoded), up to 2 MiB in the JSON of the AWS SDKs (which escape only quotes, backslashes
-// and the control characters a body may hold, in 2 bytes each), and up to 6 MiB from a JSON encoder that
-// writes <, > and & as \u003c and the like, as encoding/json does.
-const maxBodyBytes = 8 << 20
-
 // maxPooledBytes bounds the buffers a pooled call keeps.
 const maxPooledBytes = 256 << 10
 
@@ -141,7 +134,9 @@ type call struct {
 	form      form
 	requestID string
 	headers   *responseHeaders // holds requestID
+	queue     string           // the name of the queue the request is about, once resolved, for the log
 	status    int              // of the response, for the log
+	code      string           // the error code of a failed request, for the log
 	canceled  bool             // the action ended early because the request's context ended (see inProcess)
 	jenc      jsonEncoder
 	xenc      xmlEncoder
@@ -175,15 +170,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v) // net/http's way to abort a response: not ours to turn into an error
 			}
-			s.log.Error("sqsapi: panic serving request", "action", c.action, "panic", v, "stack", string(debug.Stack()))
+			s.log.Error("sqsapi: panic serving request", "action", c.action, "queue", c.queue, "panic", v,
+				"stack", string(debug.Stack()))
 			c.fail(s, errInternal)
 		}
 		if rec, ok := w.(*recorder); ok {
 			rec.canceled = c.canceled
 		}
 		if debugLog {
-			s.log.Debug("sqsapi: request", "action", c.action, "json", c.json, "status", c.status,
-				"request_id", c.requestID, "duration", time.Since(start))
+			protocol := "query"
+			if c.json {
+				protocol = "json"
+			}
+			s.log.Debug("sqsapi: request", "action", c.action, "queue", c.queue, "protocol", protocol,
+				"status", c.status, "code", c.code, "request_id", c.requestID, "duration", time.Since(start))
 		}
 		// Do not keep the buffers of a large request or response in the pool.
 		if cap(c.buf) > maxPooledBytes {
@@ -203,7 +203,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		callPool.Put(c)
 	}()
 
-	if err := c.read(); err != nil {
+	if err := c.read(s.maxBody); err != nil {
 		c.fail(s, err)
 		return
 	}
@@ -226,8 +226,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.succeed(out)
 }
 
-// read reads the request: its protocol, action, body and, for the query protocol, its form.
-func (c *call) read() error {
+// read reads the request: its protocol, action, body (up to limit bytes) and, for the query protocol, its
+// form.
+func (c *call) read(limit int64) error {
 	r := c.r
 	if target := r.Header.Get("X-Amz-Target"); target != "" {
 		c.json = true
@@ -236,13 +237,16 @@ func (c *call) read() error {
 			return newError(codeInvalidAction, "The action %s is not valid for this endpoint.", target)
 		}
 	}
+	if r.ContentLength > limit {
+		return tooLarge(limit) // unread: net/http closes the connection after the response
+	}
 	if r.Body != nil && r.Body != http.NoBody {
 		var body io.Reader
-		if r.ContentLength >= 0 && r.ContentLength <= maxBodyBytes {
+		if r.ContentLength >= 0 {
 			// The length is known and allowed, so no http.MaxBytesReader (an allocation): read up to the
 			// limit and one byte more, which tells a body over the limit (net/http's server gives no more
 			// than Content-Length, but another caller of ServeHTTP might) from one that is not.
-			c.body1 = io.LimitedReader{R: r.Body, N: maxBodyBytes + 1}
+			c.body1 = io.LimitedReader{R: r.Body, N: limit + 1}
 			body = &c.body1
 			// Room for it up front, up to what the pool keeps: a client cannot make the server allocate
 			// much more than it sends by stating a large length.
@@ -250,17 +254,17 @@ func (c *call) read() error {
 				c.buf = make([]byte, 0, n)
 			}
 		} else {
-			body = http.MaxBytesReader(c.w, r.Body, maxBodyBytes)
+			body = http.MaxBytesReader(c.w, r.Body, limit)
 		}
 		buf, err := readAll(c.buf[:0], body)
 		c.buf = buf
-		if err == nil && len(buf) > maxBodyBytes {
-			return errTooLarge
+		if err == nil && int64(len(buf)) > limit {
+			return tooLarge(limit)
 		}
 		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return errTooLarge
+			var maxBytes *http.MaxBytesError
+			if errors.As(err, &maxBytes) {
+				return tooLarge(limit)
 			}
 			return newError(codeSerialization, "The request body could not be read.")
 		}
@@ -393,7 +397,7 @@ func (c *call) succeed(out output) {
 func (c *call) fail(s *Server, err error) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
-		s.log.Error("sqsapi: internal error", "action", c.action, "error", err)
+		s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", err)
 		ae = errInternal
 	}
 	if ae == errCanceled {
@@ -402,11 +406,14 @@ func (c *call) fail(s *Server, err error) {
 	fault := "Sender"
 	if ae.status >= 500 {
 		fault = "Receiver"
-		if ae != errInternal && ae != errCanceled {
-			s.log.Error("sqsapi: request failed", "action", c.action, "code", ae.code, "error", ae.message)
+		switch {
+		case ae.cause != nil:
+			s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", ae.cause)
+		case ae != errInternal && ae != errCanceled:
+			s.log.Error("sqsapi: request failed", "action", c.action, "queue", c.queue, "code", ae.code, "error", ae.message)
 		}
 	}
-	c.status = ae.status
+	c.status, c.code = ae.status, ae.code
 	h := c.w.Header()
 	h["X-Amzn-Requestid"] = c.headers.requestID[:]
 	if c.json {

@@ -1,6 +1,7 @@
 package sqsapi
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 	if aerr != nil {
 		return nil, aerr
 	}
-	ds, err := qs.q.Receive(c.ctx, o)
+	ds, err := s.receive(c, qs.q, o)
 	if err != nil {
 		if isContextErr(err) && c.ctx.Err() != nil {
 			c.canceled = true
@@ -135,6 +136,57 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 	}
 	out.names = in.MessageAttributeNames
 	return out, nil
+}
+
+// receive runs a receive on q. A long poll ends early, with no messages and no error, when the server begins
+// to shut down (BeginShutdown); once it has, a receive does not wait. fifoq takes no message for a receive
+// whose context ended while it waited (a message that woke it goes to the next waiter), so ending the wait
+// this way loses nothing.
+func (s *Server) receive(c *call, q *fifoq.Queue, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
+	wait := o.WaitTime
+	if wait == 0 {
+		// The queue's ReceiveMessageWaitTimeSeconds, pinned, so that a change of it cannot turn this
+		// receive into a long poll after it was found not to be one.
+		if wait = q.Attributes().ReceiveWaitTime; wait == 0 {
+			wait = fifoq.ExplicitZero
+		}
+		o.WaitTime = wait
+	}
+	if wait <= 0 { // ExplicitZero: a short poll
+		return q.Receive(c.ctx, o)
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	if !s.addPoll(c, cancel) {
+		o.WaitTime = fifoq.ExplicitZero // shutting down: no waiting
+		return q.Receive(c.ctx, o)
+	}
+	ds, err := q.Receive(ctx, o)
+	if !s.removePoll(c) && err != nil && isContextErr(err) && c.ctx.Err() == nil {
+		return nil, nil // BeginShutdown ended the wait, as a wait that runs out ends
+	}
+	return ds, err
+}
+
+// addPoll registers the long poll of c, whose wait cancel ends, unless the server is shutting down; it
+// reports whether it did.
+func (s *Server) addPoll(c *call, cancel context.CancelFunc) bool {
+	s.pollsMu.Lock()
+	defer s.pollsMu.Unlock()
+	if s.shutdown {
+		return false
+	}
+	s.polls[c] = cancel
+	return true
+}
+
+// removePoll forgets the long poll of c; it reports false when BeginShutdown ended it first.
+func (s *Server) removePoll(c *call) bool {
+	s.pollsMu.Lock()
+	defer s.pollsMu.Unlock()
+	_, ok := s.polls[c]
+	delete(s.polls, c)
+	return ok
 }
 
 // receiveOutput is the result of ReceiveMessage. The messages are encoded straight from the deliveries.

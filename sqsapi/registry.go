@@ -133,6 +133,7 @@ func (s *Server) resolveBytes(c *call, queueURL []byte) (*queueState, error) {
 	if qs == nil {
 		return nil, queueDoesNotExist(!c.json)
 	}
+	c.queue = qs.name
 	return qs, nil
 }
 

@@ -1,9 +1,14 @@
 package sqsapi
 
 import (
+	"cmp"
+	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +28,13 @@ type Server struct {
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
 	client  *http.Client
+	maxBody int64 // the largest request body served
+
+	// pollsMu guards the fields below: the long polls in progress, each with the function that ends its
+	// wait, and whether BeginShutdown was called, after which receives do not wait.
+	pollsMu  sync.Mutex
+	polls    map[*call]context.CancelFunc
+	shutdown bool
 
 	// The store of a durable server (Open), and its engine, where the server keeps its own records
 	// (records.go); both nil for a server in memory. failed is set once, to the error every later change of
@@ -60,6 +72,7 @@ type config struct {
 	clock   fifoq.Clock
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
+	maxBody int64
 }
 
 // An Option configures a Server.
@@ -77,10 +90,31 @@ func WithAccountID(id string) Option { return func(c *config) { c.account = id }
 // the real clock.
 func WithClock(c fifoq.Clock) Option { return func(cfg *config) { cfg.clock = c } }
 
-// WithLogger sets where the server logs: every request at level Debug (action, status, duration), requests
-// that fail on the server's side at level Error, and the queues' moves to dead-letter queues at level Warn.
-// The default discards everything.
+// WithLogger sets where the server logs, with the same keys in every record: every request at level Debug
+// ("sqsapi: request", with action, queue, protocol, status, code when it failed, request_id and duration),
+// requests that fail on the server's side (HTTP 500) at level Error (with action, queue, code and error),
+// the queues' moves to dead-letter queues at level Warn (package fifoq logs those, with queue,
+// dead_letter_queue, message_id, receive_count and group), and what Open finds amiss in a store at level
+// Warn. The default discards
+// everything.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// DefaultMaxRequestBytes is the default limit of WithMaxRequestBytes: 8 MiB. The largest valid request, a
+// SendMessageBatch of 1 MiB of messages, takes up to 4 MiB form-encoded (3 bytes for a percent-encoded
+// byte; 4 for a byte of a Binary value, base64 and then percent-encoded), up to 2 MiB in the JSON of the
+// AWS SDKs (which escape only quotes, backslashes and the control characters a body may hold, in 2 bytes
+// each), and up to 6 MiB from a JSON encoder that writes <, > and & as \u003c and the like, as
+// encoding/json does.
+const DefaultMaxRequestBytes = 8 << 20
+
+// WithMaxRequestBytes bounds the body of a request: a larger one is refused with RequestEntityTooLarge,
+// HTTP 413, before its action runs (and without reading it, when its Content-Length tells). This is a
+// limit on the bytes of the request; the limits of SQS on what they carry apply as well, whatever n is: a
+// message over its queue's MaximumMessageSize is refused with InvalidParameterValue ("Message must be
+// shorter than ... bytes") and a batch over 1 MiB with AWS.SimpleQueueService.BatchRequestTooLong, as SQS
+// refuses them. A limit under DefaultMaxRequestBytes refuses some valid requests in some encodings; n <= 0
+// means the default.
+func WithMaxRequestBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
 
 // WithSignatureVerification makes the server check the AWS Signature Version 4 of every request, with the
 // secret access key that secret returns for the request's access key id (ok false: an unknown key). Without
@@ -104,6 +138,7 @@ func newServer(opts []Option) *Server {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{
+		maxBody:    cmp.Or(max(c.maxBody, 0), DefaultMaxRequestBytes),
 		region:     c.region,
 		account:    c.account,
 		clock:      c.clock,
@@ -114,9 +149,43 @@ func newServer(opts []Option) *Server {
 		unfinished: make(map[string]struct{}),
 		pending:    make(map[string]map[*queueState]struct{}),
 		tasks:      make(map[string]*moveTask),
+		polls:      make(map[*call]context.CancelFunc),
 	}
 	s.client = &http.Client{Transport: inProcess{s}}
 	return s
+}
+
+// BeginShutdown prepares the server to stop: the ReceiveMessage long polls in progress end at once with no
+// messages, as a wait that runs out does (their waits have ended when BeginShutdown returns), and every
+// later ReceiveMessage returns what is there without waiting. Nothing else changes: the other actions are
+// served as before, so that the requests in progress can finish. A long poll that ends this way has taken
+// no message: fifoq takes none for a receive whose wait ended, and hands a message that had just woken it
+// to the next receive.
+//
+// Call it when the process is about to stop, before http.Server.Shutdown, which would otherwise wait up to
+// 20 seconds for each long poll; Close calls it too. It cannot be undone, and calling it again does nothing.
+func (s *Server) BeginShutdown() {
+	s.pollsMu.Lock()
+	defer s.pollsMu.Unlock()
+	s.shutdown = true
+	for c, cancel := range s.polls {
+		cancel()
+		delete(s.polls, c)
+	}
+}
+
+// Queues returns the server's queues, sorted by name: a snapshot, which the queues created or deleted later
+// do not change. A metrics collector can ask for them at each scrape.
+func (s *Server) Queues() []*fifoq.Queue {
+	s.mu.RLock()
+	states := slices.Collect(maps.Values(s.queues))
+	s.mu.RUnlock()
+	slices.SortFunc(states, func(a, b *queueState) int { return strings.Compare(a.name, b.name) })
+	qs := make([]*fifoq.Queue, len(states))
+	for i, st := range states {
+		qs[i] = st.q
+	}
+	return qs
 }
 
 // now reads the server's clock.

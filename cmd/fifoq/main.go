@@ -1,10 +1,13 @@
 // Command fifoq serves fifoq queues over the Amazon SQS wire API, for clients in any language:
 //
+//	go install github.com/fifoq/fifoq/cmd/fifoq@latest
 //	fifoq serve [--addr 127.0.0.1:9324] [--data-dir DIR] [--queue name[,Attr=Value...]]... [--config file.json]
 //
 // Point an AWS SDK or the AWS CLI at the printed endpoint (for example
-// "aws --endpoint-url http://127.0.0.1:9324 sqs list-queues"). Run "fifoq serve -h" for the flags.
-// The server stops on SIGINT or SIGTERM, letting requests in progress finish; a second signal kills it.
+// "aws --endpoint-url http://127.0.0.1:9324 sqs list-queues"). Run "fifoq serve -h" for the flags; each has an
+// environment variable (--addr is FIFOQ_ADDR, --data-dir FIFOQ_DATA_DIR, ...), which a flag on the command
+// line overrides. The endpoint's URL is the first line of stdout once the server listens, and the URL of the
+// metrics the second.
 //
 // Without --data-dir the queues live in memory and end with the process. With --data-dir DIR they are
 // kept in DIR (package github.com/fifoq/fifoq/durable) and come back when the server starts again on it,
@@ -14,7 +17,41 @@
 // --queue and --config are created as CreateQueue creates them: a stored queue given with the same
 // attributes is kept as it is, and one given with different attributes stops the start with
 // QueueAlreadyExists (change a stored queue with SetQueueAttributes). One process at a time can use a
-// directory.
+// directory. The --config file is JSON (cmd/fifoq/testdata/fifoq.json is an example):
+//
+//	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": true, "VisibilityTimeout": 60}}]}
+//
+// # Access
+//
+// The server listens on loopback unless given --allow-remote. It checks the AWS Signature Version 4 of every
+// request only when given access keys: a --credentials file ({"credentials": [{"accessKeyId": "...",
+// "secretAccessKey": "..."}]}), or FIFOQ_ACCESS_KEY_ID and FIFOQ_SECRET_ACCESS_KEY; without them any
+// credentials are accepted, and a server listening beyond loopback says so in a warning at start. There is
+// no TLS: put a proxy in front for that.
+//
+// # Operation
+//
+// GET /health answers 200 "ok" while the server serves and 503 once it shuts down. With --metrics-addr, a
+// second listener serves /metrics (the Prometheus text format: the queues' metrics of package
+// github.com/fifoq/fifoq/fifoqprom, and the Go and process collectors) and /health.
+//
+// On SIGINT or SIGTERM the server shuts down: /health turns to 503, the listener closes, the ReceiveMessage
+// long polls in progress are answered at once with no messages (as a wait that ends does; none had taken a
+// message), and every response from then on says "Connection: close". Kept-alive connections get up to a
+// second to bring in the requests already sent on them; then the requests in progress finish, within
+// --shutdown-timeout (10 s) in all, the data directory is closed and the process exits 0. Requests still in
+// progress at the timeout have their connections closed, and the process exits 1. A second signal kills it.
+//
+// Limits: a request body over --max-request-bytes (8 MiB, which every valid request fits in any encoding) is
+// refused with RequestEntityTooLarge (HTTP 413), and a request line and headers over --max-header-bytes
+// (64 KiB) with HTTP 431; messages are held to their queue's MaximumMessageSize (InvalidParameterValue) and
+// batches to 1 MiB (BatchRequestTooLong), as on SQS. Headers must arrive within 10 s, a whole request within
+// a minute, and its response must be written within a minute of its headers (long polls last up to 20 s);
+// an idle connection is closed after 2 minutes.
+//
+// Logs go to stderr, as text or JSON (--log-format), at --log-level: start and stop at Info; a line per
+// request at Debug (action, queue, protocol, status, code, request_id, duration); server errors at Error;
+// moves to a dead-letter queue at Warn (queue, dead_letter_queue, message_id, receive_count, group).
 package main
 
 import (
@@ -22,6 +59,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,7 +71,7 @@ func main() {
 		<-ctx.Done()
 		stop() // a second signal kills the process at once
 	}()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -43,4 +81,26 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fifoq:", err)
 		os.Exit(1)
 	}
+}
+
+// run runs the command line args (without the program name) until ctx is done, with the environment
+// variables getenv reads. The endpoint's URL goes to stdout, once it listens; logs and usage go to stderr.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "serve":
+		cfg, err := parseServe(args[1:], getenv, stderr)
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "fifoq: unknown command %q\n%s", args[0], usage)
+	return errUsage
 }

@@ -32,7 +32,8 @@ func TestParseServe(t *testing.T) {
 	// defaults returns the configuration of no flags, changed by f.
 	defaults := func(f func(c *serveConfig)) serveConfig {
 		c := serveConfig{addr: "127.0.0.1:9324", region: "us-east-1", account: "000000000000",
-			logLevel: slog.LevelInfo, shutdownTimeout: 10 * time.Second}
+			logLevel: slog.LevelInfo, logFormat: "text", shutdownTimeout: 10 * time.Second,
+			maxRequestBytes: 8 << 20, maxHeaderBytes: 64 << 10}
 		if f != nil {
 			f(&c)
 		}
@@ -48,10 +49,17 @@ func TestParseServe(t *testing.T) {
 		{name: "every flag", args: []string{"--addr", "[::1]:0", "--region", "eu-west-1", "--account", "123456789012",
 			"--log-level", "debug", "--shutdown-timeout", "3s", "--queue", "a", "--queue", "b.fifo,FifoQueue=true,VisibilityTimeout=60"},
 			want: serveConfig{addr: "[::1]:0", region: "eu-west-1", account: "123456789012", logLevel: slog.LevelDebug,
-				shutdownTimeout: 3 * time.Second, queues: []queueSpec{
+				logFormat: "text", shutdownTimeout: 3 * time.Second, maxRequestBytes: 8 << 20, maxHeaderBytes: 64 << 10,
+				queues: []queueSpec{
 					{Name: "a"},
 					{Name: "b.fifo", Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "60"}},
 				}}},
+		{name: "the other flags", args: []string{"--account-id", "111111111111", "--metrics-addr", "localhost:0",
+			"--log-format", "json", "--max-request-bytes", "2097152", "--max-header-bytes", "8192", "--data-dir", "/tmp/q"},
+			want: defaults(func(c *serveConfig) {
+				c.account, c.metricsAddr, c.logFormat, c.maxRequestBytes, c.maxHeaderBytes, c.dataDir =
+					"111111111111", "localhost:0", "json", 2<<20, 8192, "/tmp/q"
+			})},
 		{name: "single dash", args: []string{"-addr=localhost:9000", "-log-level=WARN"},
 			want: defaults(func(c *serveConfig) { c.addr, c.logLevel = "localhost:9000", slog.LevelWarn })},
 		{name: "JSON value with commas", args: []string{"--queue",
@@ -71,6 +79,9 @@ func TestParseServe(t *testing.T) {
 		{name: "all interfaces", args: []string{"--addr", ":9324"}, wantErr: "not a loopback address"},
 		{name: "0.0.0.0", args: []string{"--addr", "0.0.0.0:9324"}, wantErr: "--allow-remote"},
 		{name: "[::]", args: []string{"--addr", "[::]:9324"}, wantErr: "not a loopback address"},
+		{name: "metrics on all interfaces", args: []string{"--metrics-addr", ":9090"}, wantErr: "--metrics-addr :9090 is not a loopback address"},
+		{name: "metrics remote allowed", args: []string{"--metrics-addr", ":9090", "--allow-remote"},
+			want: defaults(func(c *serveConfig) { c.metricsAddr, c.allowRemote = ":9090", true })},
 		{name: "LAN address", args: []string{"--addr", "192.168.1.10:9324"}, wantErr: "not a loopback address"},
 		{name: "host name", args: []string{"--addr", "example.com:9324"}, wantErr: "not a loopback address"},
 		{name: "no port", args: []string{"--addr", "127.0.0.1"}, wantErr: "missing port"},
@@ -84,10 +95,13 @@ func TestParseServe(t *testing.T) {
 		{name: "argument", args: []string{"extra"}, wantErr: `unexpected argument "extra"`},
 		{name: "empty region", args: []string{"--region", ""}, wantErr: "cannot be empty"},
 		{name: "shutdown timeout", args: []string{"--shutdown-timeout", "0s"}, wantErr: "shutdown-timeout"},
+		{name: "request limit", args: []string{"--max-request-bytes", "10"}, wantErr: "--max-request-bytes 10, want at least 1024"},
+		{name: "header limit", args: []string{"--max-header-bytes", "-1"}, wantErr: "--max-header-bytes -1"},
+		{name: "log format", args: []string{"--log-format", "xml"}, wantErr: `--log-format "xml"`},
 		{name: "missing config", args: []string{"--config", filepath.Join(t.TempDir(), "none.json")}, wantErr: "no such file"},
 	} {
 		var stderr bytes.Buffer
-		got, err := parseServe(tc.args, &stderr)
+		got, err := parseServe(tc.args, noEnv, &stderr)
 		if tc.wantErr != "" {
 			require.ErrorIs(t, err, errUsage, "%s: parseServe(%q)", tc.name, tc.args)
 			require.ErrorContains(t, err, tc.wantErr, "%s: parseServe(%q)", tc.name, tc.args)
@@ -100,21 +114,31 @@ func TestParseServe(t *testing.T) {
 	}
 }
 
+// noEnv is an empty environment.
+func noEnv(string) string { return "" }
+
 func TestRunUsage(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	require.ErrorIs(t, run(t.Context(), nil, &stdout, &stderr), errUsage)
+	require.ErrorIs(t, run(t.Context(), nil, noEnv, &stdout, &stderr), errUsage)
 	require.Contains(t, stderr.String(), "fifoq serve")
-	require.ErrorIs(t, run(t.Context(), []string{"frobnicate"}, &stdout, &stderr), errUsage)
+	require.ErrorIs(t, run(t.Context(), []string{"frobnicate"}, noEnv, &stdout, &stderr), errUsage)
 	require.Contains(t, stderr.String(), `unknown command "frobnicate"`)
-	require.NoError(t, run(t.Context(), []string{"help"}, &stdout, &stderr))
+	require.NoError(t, run(t.Context(), []string{"help"}, noEnv, &stdout, &stderr))
 	require.Contains(t, stdout.String(), "fifoq serve")
 
 	stderr.Reset()
-	require.ErrorIs(t, run(t.Context(), []string{"serve", "-h"}, &stdout, &stderr), flag.ErrHelp)
-	for _, f := range []string{"-addr", "-allow-remote", "-queue", "-config", "-region", "-account", "-log-level", "-data-dir"} {
-		require.Contains(t, stderr.String(), f, "serve -h lists %s", f)
+	require.ErrorIs(t, run(t.Context(), []string{"serve", "-h"}, noEnv, &stdout, &stderr), flag.ErrHelp)
+	help := stderr.String()
+	for _, f := range []string{"-addr", "-allow-remote", "-queue", "-config", "-region", "-account-id", "-log-level",
+		"-log-format", "-data-dir", "-metrics-addr", "-credentials", "-shutdown-timeout", "-max-request-bytes",
+		"-max-header-bytes"} {
+		require.Regexp(t, `(?m)^  `+f+`( |$)`, help, "serve -h lists %s", f)
+		env := "FIFOQ_" + strings.ToUpper(strings.ReplaceAll(f[1:], "-", "_"))
+		require.Contains(t, help, "(env "+env+")", "serve -h names the variable of %s", f)
 	}
+	require.Contains(t, help, "FIFOQ_ACCESS_KEY_ID")
+	require.Contains(t, help, "FIFOQ_SECRET_ACCESS_KEY")
 }
 
 func writeFile(t *testing.T, content string) string {
@@ -152,7 +176,7 @@ func TestLoadConfig(t *testing.T) {
 	}, qs)
 
 	// The config file's queues come first, then the flags'.
-	cfg, err := parseServe([]string{"--queue", "extra", "--config", path}, io.Discard)
+	cfg, err := parseServe([]string{"--queue", "extra", "--config", path}, noEnv, io.Discard)
 	require.NoError(t, err)
 	names := make([]string, len(cfg.queues))
 	for i, q := range cfg.queues {
@@ -210,7 +234,7 @@ func TestServe(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--config", config, "--queue", "jobs,VisibilityTimeout=5",
-			"--region", "eu-west-1", "--account", "123456789012", "--log-level", "debug"}, stdoutW, &stderr)
+			"--region", "eu-west-1", "--account", "123456789012", "--log-level", "debug"}, noEnv, stdoutW, &stderr)
 		stdoutW.Close()
 	}()
 
@@ -267,41 +291,66 @@ func TestServe(t *testing.T) {
 	require.False(t, errors.Is(err, context.Canceled))
 }
 
-// TestServeHTTPShutdown checks that a stop ends the requests in progress through their context (as a
-// long poll waits on it) and returns nil, without waiting for the shutdown timeout.
+// TestServeHTTPShutdown checks that a stop ends the long polls in progress through beginShutdown (as
+// sqsapi.Server.BeginShutdown does) and returns nil once they are answered, without waiting for the shutdown
+// timeout; and that a request still in progress at the timeout has its context ended and its connection
+// closed, and makes serveHTTP fail.
 func TestServeHTTPShutdown(t *testing.T) {
 	t.Parallel()
-	entered := make(chan struct{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(entered)
-		<-r.Context().Done() // a long poll, until the server stops
-		w.WriteHeader(http.StatusServiceUnavailable)
-	})
-	ln, err := new(net.ListenConfig).Listen(t.Context(), "tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var logs syncBuffer
-	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, ln, h, logger, time.Hour) }()
-
-	resp := make(chan error, 1)
-	go func() {
-		r, err := http.Get("http://" + ln.Addr().String() + "/")
-		if err == nil {
-			r.Body.Close()
-			if r.StatusCode != http.StatusServiceUnavailable {
-				err = fmt.Errorf("status %d", r.StatusCode)
+	for _, stuck := range []bool{false, true} {
+		entered, polls, ended, release := make(chan struct{}), make(chan struct{}), make(chan error, 1), make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(entered)
+			if stuck {
+				<-r.Context().Done() // a request that does not end before the timeout
+				ended <- r.Context().Err()
+				<-release // returns after serveHTTP, which closed the connection
+				return
 			}
+			<-polls // a long poll, until the server begins to shut down
+			w.WriteHeader(http.StatusOK)
+		})
+		ln, err := new(net.ListenConfig).Listen(t.Context(), "tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		var logs syncBuffer
+		logger := slog.New(slog.NewTextHandler(&logs, nil))
+		ctx, cancel := context.WithCancel(t.Context())
+		timeout := time.Hour
+		if stuck {
+			timeout = 50 * time.Millisecond
 		}
-		resp <- err
-	}()
-	<-entered
-	cancel()
-	require.NoError(t, <-done, "logs: %s", logs.String())
-	require.NoError(t, <-resp, "the request in progress got its response")
-	require.NotContains(t, logs.String(), "still in progress")
-	require.Contains(t, logs.String(), "stopped")
+		done := make(chan error, 1)
+		go func() {
+			done <- serveHTTP(ctx, serveOptions{api: ln, handler: h, beginShutdown: func() { close(polls) },
+				logger: logger, timeout: timeout, maxHeaderBytes: 1 << 20})
+		}()
+
+		resp := make(chan error, 1)
+		go func() {
+			r, err := http.Get("http://" + ln.Addr().String() + "/")
+			if err == nil {
+				r.Body.Close()
+				if r.StatusCode != http.StatusOK {
+					err = fmt.Errorf("status %d", r.StatusCode)
+				}
+			}
+			resp <- err
+		}()
+		<-entered
+		cancel()
+		if stuck {
+			require.ErrorContains(t, <-done, "still in progress after the shutdown timeout", "logs: %s", logs.String())
+			close(release)
+			require.ErrorIs(t, <-ended, context.Canceled, "the request's context ends")
+			require.Error(t, <-resp, "the connection was closed")
+			require.Contains(t, logs.String(), "shutdown timeout")
+			continue
+		}
+		require.NoError(t, <-done, "logs: %s", logs.String())
+		require.NoError(t, <-resp, "the request in progress got its response")
+		require.NotContains(t, logs.String(), "shutdown timeout")
+		require.Contains(t, logs.String(), "stopped")
+	}
 }
 
 // TestMain runs the command itself, main and all, when a test re-executes the test binary with
@@ -333,23 +382,47 @@ type child struct {
 	t        *testing.T
 	cmd      *exec.Cmd
 	endpoint string // the first line of stdout
+	stdout   *bufio.Reader
 	stderr   *syncBuffer
 }
 
 // startChild runs the command with args and waits until it prints its endpoint, as it does once it listens.
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), "FIFOQ_TEST_MAIN=1")
+	return startChildEnv(t, nil, args...)
+}
+
+// startChildEnv is startChild with the environment variables env added (see command).
+func startChildEnv(t *testing.T, env []string, args ...string) *child {
+	t.Helper()
+	cmd := command(t, env, args...)
 	c := &child{t: t, cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = c.stderr
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err, "stderr: %s", c.stderr.String())
-	c.endpoint = strings.TrimSpace(line)
+	c.stdout = bufio.NewReader(stdout)
+	c.endpoint = c.line()
 	return c
+}
+
+// command returns the command as a process, with the environment variables env ("NAME=value") added to
+// the test's, less the test's own FIFOQ_ variables.
+func command(t *testing.T, env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "FIFOQ_") })
+	// Under the race detector, the process would sleep a second before it exits.
+	cmd.Env = append(cmd.Env, "FIFOQ_TEST_MAIN=1", "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// line returns the next line of the child's stdout, without its newline.
+func (c *child) line() string {
+	c.t.Helper()
+	line, err := c.stdout.ReadString('\n')
+	require.NoError(c.t, err, "stderr: %s", c.stderr.String())
+	return strings.TrimSpace(line)
 }
 
 // stop sends sig and waits for the process to exit: with status 0 after SIGINT or SIGTERM, killed by
@@ -482,7 +555,7 @@ func TestServeDataDirQueues(t *testing.T) {
 		var stderr syncBuffer
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...), stdoutW, &stderr)
+			done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...), noEnv, stdoutW, &stderr)
 			stdoutW.Close()
 		}()
 		line, err := bufio.NewReader(stdoutR).ReadString('\n')
@@ -499,7 +572,7 @@ func TestServeDataDirQueues(t *testing.T) {
 	stop := start("--queue", "jobs,VisibilityTimeout=5")
 	// The directory is in use.
 	var stderr bytes.Buffer
-	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, io.Discard, &stderr)
+	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, noEnv, io.Discard, &stderr)
 	require.ErrorContains(t, err, "in use", "a second server on the directory")
 	logs, err := stop()
 	require.NoError(t, err, logs)
@@ -512,7 +585,7 @@ func TestServeDataDirQueues(t *testing.T) {
 
 	stderr.Reset()
 	var stdout bytes.Buffer
-	err = run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "jobs,VisibilityTimeout=6"}, &stdout, &stderr)
+	err = run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "jobs,VisibilityTimeout=6"}, noEnv, &stdout, &stderr)
 	require.ErrorContains(t, err, "QueueAlreadyExists")
 	require.ErrorContains(t, err, "VisibilityTimeout")
 	require.ErrorContains(t, err, "SetQueueAttributes")
