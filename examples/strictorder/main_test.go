@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/fifoqtest"
 )
 
 // TestRun runs the example inside a synctest bubble, where the queues' real clock is virtual: the two
@@ -77,4 +81,39 @@ func TestFlakyWrites(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHandle runs the handler alone, with fifoqtest, on queues set up as run sets them up: each account's
+// events are first delivered in log order, whatever fails at random meanwhile; the poison events (bob's
+// update of a deleted row, carol's unknown "upsert") are in the dead-letter queue after maxReceiveCount
+// receives; the table holds what the sound events built; and nothing is left in the queue.
+func TestHandle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dlq := fifoqtest.NewQueue(t, "account-changes-dlq.fifo")
+		q := fifoqtest.NewQueue(t, "account-changes.fifo",
+			fifoq.WithVisibilityTimeout(visibility), fifoq.WithDeadLetterQueue(dlq, maxReceiveCount))
+		events := map[string][]string{} // account: bodies, in log order
+		r := rand.New(rand.NewPCG(seed, 0))
+		log, err := interleave(r, []string{"bob: insert 50, update 70, delete, update 80", "carol: insert 10, upsert 35"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range log {
+			body, _ := json.Marshal(c)
+			fifoqtest.SendGroup(t, q, c.Account, string(body))
+			events[c.Account] = append(events[c.Account], string(body))
+		}
+
+		db := newDatabase()
+		res := fifoqtest.Drain(t, q, db.handle, fifoqtest.DrainOptions{Consumer: fifoq.ConsumerOptions{
+			Batch: fifoq.BatchOptions{Size: batchSize}, HandlerTimeout: handlerTimeout, ReportBatchItemFailures: true,
+		}})
+
+		fifoqtest.RequireDeliveredInOrder(t, res, events)
+		fifoqtest.RequireInDLQ(t, dlq, map[string]int{events["bob"][3]: maxReceiveCount, events["carol"][1]: maxReceiveCount})
+		fifoqtest.RequireEmpty(t, q)
+		if got := db.t.rows; len(got) != 1 || got["carol"] != 10 {
+			t.Errorf("table %v, want only carol at 10 (bob's row deleted)", got)
+		}
+	})
 }
