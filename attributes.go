@@ -81,7 +81,11 @@ func (q *Queue) SetAttributes(a Attributes) error {
 		return err
 	}
 	if d := c.dlq; d != nil && d != old.dlq {
-		d.addSource(q) // before the policy is published, so a message moved there finds its source listed
+		// Before the policy is published, so a message moved there finds its source listed.
+		if err := d.addSource(q); err != nil {
+			redriveMu.Unlock()
+			return err
+		}
 	}
 	now := q.lock()
 	q.cfg.Store(c)
@@ -96,9 +100,7 @@ func (q *Queue) SetAttributes(a Attributes) error {
 	err = q.unlock().wait(q.st) // the next call expires what the new retention ended
 
 	if d := old.dlq; d != nil && d != c.dlq {
-		d.mu.Lock()
-		d.sources = slices.DeleteFunc(d.sources, func(s *Queue) bool { return s == q })
-		d.mu.Unlock()
+		d.removeSource(q)
 	}
 	return err
 }

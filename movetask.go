@@ -205,22 +205,7 @@ func (t *MoveTask) run() {
 		if rate > 0 {
 			n = min(n, rate)
 		}
-		moves, failure := t.src.takeMoves(n, t.dest)
-		for i := 0; i < len(moves); {
-			j := i + 1
-			for j < len(moves) && moves[j].to == moves[i].to {
-				j++
-			}
-			if err := moves[i].to.acceptMoves(t.src, moves[i:j]); err != nil {
-				failure = err.Error()
-				moves = moves[:i]
-				break
-			}
-			t.mu.Lock()
-			t.status.Moved += j - i
-			t.mu.Unlock()
-			i = j
-		}
+		moves, failure := t.step(n)
 		switch {
 		case failure != "":
 			t.end(MoveTaskFailed, failure)
@@ -234,6 +219,38 @@ func (t *MoveTask) run() {
 			return
 		}
 	}
+}
+
+// step moves up to n messages and returns them, with the reason the task must end, if any.
+//
+// In a store, the step holds the store's lock from the take to the last arrival, so that no queue it moves
+// from or to is deleted meanwhile, nor the store closed: a message taken out of the dead-letter queue in
+// memory is then always accepted at its destination, where its removal from the dead-letter queue is
+// recorded. Only a failure of the store itself can come in between; the store then refuses every change,
+// and opening it again finds the messages still in the dead-letter queue.
+func (t *MoveTask) step(n int) ([]move, string) {
+	if st := t.src.st; st != nil {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if err := t.src.check(); err != nil {
+			return nil, err.Error()
+		}
+	}
+	moves, failure := t.src.takeMoves(n, t.dest)
+	for i := 0; i < len(moves); {
+		j := i + 1
+		for j < len(moves) && moves[j].to == moves[i].to {
+			j++
+		}
+		if err := moves[i].to.acceptMoves(t.src, moves[i:j]); err != nil {
+			return moves[:i], err.Error()
+		}
+		t.mu.Lock()
+		t.status.Moved += j - i
+		t.mu.Unlock()
+		i = j
+	}
+	return moves, failure
 }
 
 // pause waits d on the source queue's clock; it reports false when the task was cancelled meanwhile.

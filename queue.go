@@ -190,14 +190,19 @@ func New(name string, opts ...Option) (*Queue, error) {
 	if fifo {
 		q.groups = newGroupSet()
 	}
-	if st := cfg.store; st != nil {
-		q.storeKey = cmp.Or(cfg.storeKey, name)
-		if err := st.attach(q, q.storeKey); err != nil {
+	if d := cfg.dlq; d != nil {
+		if err := d.addSource(q); err != nil {
 			return nil, err
 		}
 	}
-	if d := cfg.dlq; d != nil {
-		d.addSource(q)
+	if st := cfg.store; st != nil {
+		q.storeKey = cmp.Or(cfg.storeKey, name)
+		if err := st.attach(q, q.storeKey); err != nil {
+			if d := cfg.dlq; d != nil {
+				d.removeSource(q)
+			}
+			return nil, err
+		}
 	}
 	return q, nil
 }

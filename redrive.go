@@ -110,14 +110,29 @@ func (c *config) validateRedrive(name string, fifo bool) error {
 		return reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
 	case c.dlq.st != c.store:
 		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be in the same store", c.dlq.name, name)
+	case c.dlq.deleted.Load():
+		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s was deleted from its store", c.dlq.name, name)
 	}
 	return nil
 }
 
-// addSource records that q uses this queue as its dead-letter queue.
-func (q *Queue) addSource(src *Queue) {
+// addSource records that src uses this queue as its dead-letter queue. It fails when this queue was deleted
+// from its store meanwhile: Store.DeleteQueue looks at the sources and marks the queue deleted under the
+// same lock, so either it sees src or src sees the deletion.
+func (q *Queue) addSource(src *Queue) error {
 	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.deleted.Load() {
+		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s was deleted from its store", q.name, src.name)
+	}
 	q.sources = append(q.sources, src)
+	return nil
+}
+
+// removeSource records that src no longer uses this queue as its dead-letter queue.
+func (q *Queue) removeSource(src *Queue) {
+	q.mu.Lock()
+	q.sources = slices.DeleteFunc(q.sources, func(s *Queue) bool { return s == src })
 	q.mu.Unlock()
 }
 

@@ -130,9 +130,10 @@ func (s *Store) Close() error {
 	open := *s.open.Load()
 	s.mu.Unlock()
 	for _, q := range open {
+		// A barrier: a call under way now commits nothing and returns ErrStoreClosed, so once every
+		// queue's lock was taken, no batch can reach the engine after its Close.
 		q.mu.Lock()
-		q.commitLocked() // what the call under way recorded; later calls commit nothing
-		q.mu.Unlock()
+		q.mu.Unlock() //lint:ignore SA2001 an empty critical section is the barrier
 	}
 	return s.eng.Close()
 }
@@ -150,37 +151,31 @@ func (s *Store) DeleteQueue(name string) error {
 	if rec == nil {
 		return nil
 	}
-	q := (*s.open.Load())[name]
-	if q != nil {
-		q.mu.Lock()
-		sources := len(q.sources)
-		var src string
-		if sources > 0 {
-			src = q.sources[0].name
-		}
-		q.mu.Unlock()
-		if sources > 0 {
-			return fmt.Errorf("%w: %s is the dead-letter queue of %s", ErrQueueInUse, name, src)
-		}
-	}
-	delete(s.catalog, name)
-	s.setOpen(name, nil)
-
 	b := s.eng.NewBatch()
 	b.Delete(queueKey(name))
 	b.DeleteRange(dataRange(rec.id))
 	var c commit
-	if q != nil {
-		// Under the queue's lock: every change it committed before is ordered before the range deletion,
-		// and it commits none after.
+	if q := s.openQueue(name); q != nil {
+		// Under the queue's lock: no source can start using it (addSource looks at deleted under it),
+		// every change it committed before is ordered before the range deletion, and it commits none after.
 		q.mu.Lock()
+		if len(q.sources) > 0 {
+			src := q.sources[0].name
+			q.mu.Unlock()
+			return fmt.Errorf("%w: %s is the dead-letter queue of %s", ErrQueueInUse, name, src)
+		}
 		q.commitLocked()
 		q.deleted.Store(true)
 		c.t, c.err = s.eng.Commit(b, true)
 		q.mu.Unlock()
+		if d := q.conf().dlq; d != nil {
+			d.removeSource(q) // so that its dead-letter queue can be deleted in turn
+		}
 	} else {
 		c.t, c.err = s.eng.Commit(b, true)
 	}
+	delete(s.catalog, name)
+	s.setOpen(name, nil)
 	if c.err != nil {
 		c.err = s.fail(c.err)
 	}
@@ -256,6 +251,7 @@ func (s *Store) attach(q *Queue, key string) error {
 		err = q.recover()
 	} else {
 		b := s.eng.NewBatch()
+		b.DeleteRange(dataRange(rec.id)) // ids are reused after a restart: nothing of a deleted queue's may stay
 		b.Set(queueKey(key), rec.encode(nil))
 		var c commit
 		if c.t, c.err = s.eng.Commit(b, true); c.err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -440,6 +441,80 @@ func TestStoreDeleteQueue(t *testing.T) {
 	d.restart(true)
 	require.Equal(t, []string{"dlq"}, d.st.Queues(), "after a crash")
 	require.Empty(t, stState(d.queue("q")), "a new queue of the same name is empty")
+}
+
+// A deleted dead-letter queue cannot become a queue's dead-letter queue again; a deleted source leaves its
+// dead-letter queue free to be deleted in turn.
+func TestStoreDeleteQueueRedrive(t *testing.T) {
+	d := newStDisk(t)
+	dlq := d.queue("dlq")
+	require.NoError(t, d.st.DeleteQueue("dlq"))
+	_, err := fifoq.New("src", fifoq.WithStore(d.st), fifoq.WithDeadLetterQueue(dlq, 1))
+	require.ErrorIs(t, err, fifoq.ErrInvalidRedrivePolicy, "a deleted dead-letter queue")
+	other := d.queue("other")
+	a := other.Attributes()
+	a.DeadLetterQueue, a.MaxReceiveCount = dlq, 1
+	require.ErrorIs(t, other.SetAttributes(a), fifoq.ErrInvalidRedrivePolicy, "a deleted dead-letter queue")
+
+	dlq = d.queue("dlq")
+	d.queue("src", fifoq.WithDeadLetterQueue(dlq, 1))
+	require.ErrorIs(t, d.st.DeleteQueue("dlq"), fifoq.ErrQueueInUse)
+	require.NoError(t, d.st.DeleteQueue("src"))
+	require.NoError(t, d.st.DeleteQueue("dlq"), "its only source is deleted")
+	require.Equal(t, []string{"other"}, d.st.Queues())
+}
+
+// A new queue may get the id of a queue deleted before a restart: nothing stored under that id may become
+// the new queue's. (Here a record is left there by hand, as a bug or a crash between two writes could.)
+func TestStoreReusedID(t *testing.T) {
+	d := newStDisk(t)
+	stSend(t, d.queue("old"), "", "left")
+	require.NoError(t, d.st.Close())
+	eng, err := d.disk.Open()
+	require.NoError(t, err)
+	b := eng.NewBatch()
+	b.Delete(append([]byte{0x01}, "old"...)) // its catalog record only: its message stays under its id
+	tk, err := eng.Commit(b, true)
+	require.NoError(t, err)
+	require.NoError(t, tk.Wait())
+	require.NoError(t, eng.Close())
+
+	d.open()
+	require.Empty(t, stState(d.queue("new")), "a new queue, with the old one's id")
+	d.restart(false)
+	require.Empty(t, stState(d.queue("new")), "after a restart")
+}
+
+// A move task whose destination is deleted while it runs loses no message: each one is at its destination
+// or still in the dead-letter queue, in memory as on disk.
+func TestStoreMoveTaskDestinationDeleted(t *testing.T) {
+	ctx := context.Background()
+	for range 20 {
+		d := newStDisk(t)
+		dlq := d.queue("dlq")
+		src := d.queue("src", fifoq.WithVisibilityTimeout(0), fifoq.WithDeadLetterQueue(dlq, 1))
+		const n = 200
+		for i := range n {
+			stSend(t, src, "", fmt.Sprint(i))
+		}
+		for range n / 10 * 2 {
+			_, err := src.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+			require.NoError(t, err)
+		}
+		require.Equal(t, n, dlq.Stats().Visible)
+		dest := d.queue("dest")
+		task, err := dlq.StartMoveTask(ctx, dest, 0)
+		require.NoError(t, err)
+		for task.Status().Moved < n/2 && task.Status().State == fifoq.MoveTaskRunning {
+			runtime.Gosched() // delete it mid-task
+		}
+		require.NoError(t, d.st.DeleteQueue("dest"))
+		require.NoError(t, task.Wait(ctx))
+		moved := task.Status().Moved
+		require.Equal(t, n-moved, dlq.Stats().Visible, "in the dead-letter queue in memory: %+v", task.Status())
+		d.restart(true)
+		require.Equal(t, n-moved, d.queue("dlq").Stats().Visible, "in the dead-letter queue on disk: %+v", task.Status())
+	}
 }
 
 // Close makes everything durable and can be called twice; the queues refuse changes after it.
