@@ -1,6 +1,7 @@
 package sqsapi_test
 
-// The spec §12 scenarios' driver interface, its types and clock, and TestScScenarios, which runs the table on both drivers.
+// The spec §12 scenarios' driver interface, its types and clock, and TestScScenarios, which runs the table on
+// every driver.
 
 import (
 	"context"
@@ -12,10 +13,14 @@ import (
 )
 
 // The scenarios of spec §12 (shared/spec/sqs-semantics.md, 1 to 57), each written once against a small
-// driver interface (scDriver) and run twice, with the same code and the same expectations: over the Go API
-// (fifoq.New and the Queue methods) and over the SQS wire API (aws-sdk-go-v2 against a sqsapi.Server, in
-// process). Subtests are named driver/scenario: go/01_standard_basic, wire/01_standard_basic. Every
-// top-level name of this file starts with "sc".
+// driver interface (scDriver) and run four times, with the same code and the same expectations: over the Go
+// API (fifoq.New and the Queue methods, "go") and over the SQS wire API (aws-sdk-go-v2 against a
+// sqsapi.Server, in process) with three servers: in memory (sqsapi.NewServer, "wire"), durable (sqsapi.Open
+// on a fresh store of the in-memory engine of internal/store, "durable"), and durable restarted before every
+// request, by a close or a crash of the engine in turn ("restart"; scDurable says when it does not), so that
+// every expectation holds across restarts too. Subtests are named driver/scenario: go/01_standard_basic,
+// wire/01_standard_basic, durable/01_standard_basic, restart/01_standard_basic. Every top-level name of this
+// file starts with "sc".
 //
 // Time: the Go queues and the server share one fifoq.ManualClock, which the scenarios advance (scTime);
 // nothing sleeps. Each scenario runs in a testing/synctest bubble (the in-process HTTP client serves a
@@ -38,12 +43,13 @@ import (
 // MaxNumberOfMessages), so the wire driver adds an explicit 0 to the JSON body itself (scExplicitZero), as
 // other SDKs send it.
 //
-// Covered on both drivers: 1-32, 33 (the FIFO-only attributes fifoq has, given to a standard queue), 34-48,
+// Covered on every driver: 1-32, 33 (the FIFO-only attributes fifoq has, given to a standard queue), 34-48,
 // 49 (a source that is no dead-letter queue), 50, 51 (all but the entry ids), 52 (all but the digests), 53
 // (all but MaxNumberOfMessages 0), 54-56.
 //
-// Wire only, because the Go API cannot express them (their go/ subtests are skipped with the reason):
-//   - 22w: a MessageGroupId of "" (in Go an empty GroupID is a missing one: that half of 22 runs on both);
+// Wire only (the three servers), because the Go API cannot express them (their go/ subtests are skipped
+// with the reason):
+//   - 22w: a MessageGroupId of "" (in Go an empty GroupID is a missing one: that half of 22 runs on all four);
 //   - 33w: FifoThroughputLimit (fifoq has no such setting) and FIFO-only attributes set to false on a
 //     standard queue (Go cannot give WithContentBasedDeduplication a false);
 //   - 49w: a destination that does not exist (StartMoveTask takes a *Queue, which exists);
@@ -185,14 +191,14 @@ func (tm scTime) settle() { synctest.Wait() }
 // scScenario is one entry of the table.
 type scScenario struct {
 	name     string
-	wireOnly string // why the Go API cannot express it; "" runs on both drivers
+	wireOnly string // why the Go API cannot express it; "" runs on every driver
 	run      func(t *testing.T, d scDriver, tm scTime)
 }
 
-// TestScScenarios runs every scenario on both drivers.
+// TestScScenarios runs every scenario on every driver.
 func TestScScenarios(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"go", "wire"} {
+	for _, kind := range []string{"go", "wire", "durable", "restart"} {
 		for _, sc := range scScenarios {
 			t.Run(kind+"/"+sc.name, func(t *testing.T) {
 				if kind == "go" && sc.wireOnly != "" {
@@ -202,10 +208,13 @@ func TestScScenarios(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					clk := fifoq.NewManualClock(scStart)
 					var d scDriver
-					if kind == "go" {
+					switch kind {
+					case "go":
 						d = scNewGo(clk)
-					} else {
+					case "wire":
 						d = scNewWire(clk)
+					default:
+						d = scNewDurable(t, clk, kind == "restart")
 					}
 					sc.run(t, d, scTime{clk})
 				})

@@ -1,6 +1,7 @@
 package sqsapi_test
 
-// The wire driver of the spec §12 scenarios (scWire): aws-sdk-go-v2 against an in-process sqsapi.Server.
+// The wire driver of the spec §12 scenarios (scWire): aws-sdk-go-v2 against an in-process sqsapi.Server, made
+// with sqsapi.NewServer or, durable, with sqsapi.Open (scDurable).
 
 import (
 	"bytes"
@@ -35,12 +36,22 @@ type scWire struct {
 	urls map[string]string
 }
 
+// scServerOptions are the options of every server of the scenarios: their region and account, and clk.
+func scServerOptions(clk fifoq.Clock) []sqsapi.Option {
+	return []sqsapi.Option{sqsapi.WithRegion(scRegion), sqsapi.WithAccountID(scAccount), sqsapi.WithClock(clk)}
+}
+
+// scNewWire returns a wire driver over a new in-memory server (sqsapi.NewServer).
 func scNewWire(clk fifoq.Clock) *scWire {
-	srv := sqsapi.NewServer(sqsapi.WithRegion(scRegion), sqsapi.WithAccountID(scAccount), sqsapi.WithClock(clk))
+	return scWireOver(sqsapi.NewServer(scServerOptions(clk)...).HTTPClient())
+}
+
+// scWireOver returns a wire driver whose SDK client sends its requests to hc.
+func scWireOver(hc sqs.HTTPClient) *scWire {
 	c := sqs.New(sqs.Options{
 		Region:       scRegion,
 		BaseEndpoint: aws.String("http://fifoq.test"),
-		HTTPClient:   srv.HTTPClient(),
+		HTTPClient:   hc,
 		Credentials:  aws.AnonymousCredentials{},
 		Retryer:      aws.NopRetryer{}, // a retry would hide what the server answered first
 	})
