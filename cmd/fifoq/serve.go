@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -177,11 +178,23 @@ func serveHTTP(ctx context.Context, o serveOptions) error {
 	hs := newServer(withHealth(o.handler, health, &draining))
 	var open atomic.Int64               // the API's connections
 	allClosed := make(chan struct{}, 1) // a token when open drops to 0
-	hs.ConnState = func(_ net.Conn, st http.ConnState) {
+	var freshMu sync.Mutex
+	fresh := make(map[net.Conn]struct{}) // connections on which no request has started yet
+	hs.ConnState = func(c net.Conn, st http.ConnState) {
 		switch st {
 		case http.StateNew:
 			open.Add(1)
+			freshMu.Lock()
+			fresh[c] = struct{}{}
+			freshMu.Unlock()
+		case http.StateActive:
+			freshMu.Lock()
+			delete(fresh, c)
+			freshMu.Unlock()
 		case http.StateClosed, http.StateHijacked:
+			freshMu.Lock()
+			delete(fresh, c)
+			freshMu.Unlock()
 			if open.Add(-1) == 0 {
 				select {
 				case allClosed <- struct{}{}:
@@ -230,6 +243,13 @@ wait:
 		}
 	}
 	grace.Stop()
+	// A connection that has not begun a request by now brings none (Shutdown would take it for idle only
+	// once it is 5 seconds old): close it.
+	freshMu.Lock()
+	for c := range fresh {
+		c.Close()
+	}
+	freshMu.Unlock()
 
 	var cut error
 	// Shutdown may also return the error of closing the listener again, which is of no interest.

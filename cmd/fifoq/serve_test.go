@@ -222,6 +222,27 @@ func TestServeHealth(t *testing.T) {
 }
 
 // scrape reads the metrics at url: each sample, by its name and labels as the text format writes them
+
+// A connection that brings no request does not hold the shutdown up: the server closes it once the
+// drain is over, and exits 0 well within its timeout. (net/http's Shutdown takes a new connection for idle
+// only once it is 5 seconds old; the SDK's clients open such connections under concurrency.)
+func TestServeShutdownSilentConnection(t *testing.T) {
+	t.Parallel()
+	c := startChild(t, "serve", "--addr", "127.0.0.1:0", "--shutdown-timeout", "4s")
+	silent, err := net.Dial("tcp", strings.TrimPrefix(c.endpoint, "http://"))
+	require.NoError(t, err)
+	defer silent.Close()
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	status, _ := health(t, hc, c.endpoint+"/health") // accepted after the silent one: it is accepted too
+	require.Equal(t, http.StatusOK, status)
+
+	start := time.Now()
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, c.cmd.Wait(), "stderr: %s", c.stderr.String())
+	require.Less(t, time.Since(start), 3*time.Second, "stderr: %s", c.stderr.String())
+	require.NotContains(t, c.stderr.String(), "shutdown timeout")
+}
+
 // (fifoq_queue_messages{queue="work",state="visible"}).
 func scrape(t *testing.T, url string) map[string]float64 {
 	t.Helper()
