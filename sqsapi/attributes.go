@@ -142,14 +142,11 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(s
 			if !fifo {
 				return nil, newError(codeInvalidAttributeName, "You can specify the DeduplicationScope only when FifoQueue is set to true.")
 			}
-			switch v {
-			case "queue":
-				set.scope = fifoq.DeduplicationScopeQueue
-			case "messageGroup":
-				set.scope = fifoq.DeduplicationScopeMessageGroup
-			default:
+			scope, ok := parseScope(v)
+			if !ok {
 				return nil, badAttribute(name)
 			}
+			set.scope = scope
 		case "FifoThroughputLimit":
 			if !fifo {
 				return nil, newError(codeInvalidAttributeName, "You can specify the FifoThroughputLimit only when FifoQueue is set to true.")
@@ -384,17 +381,11 @@ func (s *Server) parseRedriveAllowPolicy(v string) (*fifoq.RedriveAllowPolicy, *
 	if err := json.Unmarshal([]byte(v), &p); err != nil {
 		return nil, bad("Redrive allow policy is not a valid JSON map.")
 	}
-	out := &fifoq.RedriveAllowPolicy{}
-	switch p.Permission {
-	case "allowAll":
-		out.Permission = fifoq.RedriveAllowAll
-	case "denyAll":
-		out.Permission = fifoq.RedriveDenyAll
-	case "byQueue":
-		out.Permission = fifoq.RedriveByQueue
-	default:
+	permission, ok := parsePermission(p.Permission)
+	if !ok {
 		return nil, bad("Invalid value for redrivePermission.")
 	}
+	out := &fifoq.RedriveAllowPolicy{Permission: permission}
 	switch {
 	case out.Permission != fifoq.RedriveByQueue && len(p.Sources) > 0:
 		return nil, bad("sourceQueueArns is allowed only when redrivePermission is byQueue.")

@@ -181,6 +181,7 @@ func decodeQueueRecord(name string, v []byte) (*queueRecord, error) {
 // extraAttributes are the attributes the server stores and returns, and fifoq knows nothing of.
 var extraAttributes = []string{"Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds", "SqsManagedSseEnabled"}
 
+// parseScope reads a DeduplicationScope attribute, as the API and the records spell it.
 func parseScope(v string) (fifoq.DeduplicationScope, bool) {
 	switch v {
 	case "queue":
@@ -191,6 +192,7 @@ func parseScope(v string) (fifoq.DeduplicationScope, bool) {
 	return 0, false
 }
 
+// parsePermission reads the redrivePermission of a RedriveAllowPolicy, as the API and the records spell it.
 func parsePermission(v string) (fifoq.RedrivePermission, bool) {
 	switch v {
 	case "allowAll":
