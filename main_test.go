@@ -10,9 +10,9 @@ import (
 )
 
 // testStores open the store that the whole suite keeps its queues in, by the value of FIFOQ_TEST_STORE:
-// none (queues in memory, the default), "memory" (the in-memory engine of internal/store) or "pebble" (the
-// durable package's engine, built with -tags fifoqpebble so that the root package's tests need no Pebble
-// otherwise).
+// none (queues in memory, the default), "memory" (the in-memory engine of internal/store) or "pebble" (a store
+// of package durable: .ci/test runs the suite from the durable module with a file laid beside this one that adds
+// it, since the root module does not depend on Pebble).
 var testStores = map[string]func(dir string) (*fifoq.Store, error){
 	"memory": func(string) (*fifoq.Store, error) {
 		eng, err := store.NewDisk().Open()
@@ -38,7 +38,7 @@ func runMain(m *testing.M) int {
 	}
 	open, ok := testStores[mode]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "FIFOQ_TEST_STORE=%s: unknown store (pebble needs -tags fifoqpebble)\n", mode)
+		fmt.Fprintf(os.Stderr, "FIFOQ_TEST_STORE=%s: unknown store (pebble runs from the durable module: see .ci/test)\n", mode)
 		return 2
 	}
 	dir, err := os.MkdirTemp("", "fifoq-suite-")

@@ -1,57 +1,47 @@
 package sqsapi_test
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"log"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"net/http"
+	"strings"
 
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
-// Code written against aws-sdk-go-v2 talks to a Server in process, with no socket: only the client's
-// options change.
+// A Server answers SQS's JSON protocol (and its query protocol) over HTTP. Any AWS SDK pointed at it works
+// unchanged; here the requests are written by hand, to show the wire, and sent in process with HTTPClient.
 func Example() {
-	ctx := context.Background()
 	srv := sqsapi.NewServer()
-	client := sqs.New(sqs.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String("http://sqs.test"),
-		HTTPClient:   srv.HTTPClient(),
-		Credentials:  aws.AnonymousCredentials{},
-	})
+	client := srv.HTTPClient() // calls srv.ServeHTTP, with no socket
 
-	created, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{
-		QueueName:  aws.String("orders.fifo"),
-		Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"},
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, body := range []string{"created", "paid"} {
-		_, err := client.SendMessage(ctx, &sqs.SendMessageInput{
-			QueueUrl: created.QueueUrl, MessageBody: aws.String(body), MessageGroupId: aws.String("order-1"),
-		})
+	call := func(action, body string) string {
+		req, err := http.NewRequest(http.MethodPost, "http://sqs.test/", strings.NewReader(body))
 		if err != nil {
 			log.Fatal(err)
 		}
-	}
-	got, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: created.QueueUrl, MaxNumberOfMessages: 10})
-	if err != nil {
-		log.Fatal(err) // the SDK has checked each MD5OfBody
-	}
-	fmt.Println(aws.ToString(created.QueueUrl))
-	for _, m := range got.Messages {
-		fmt.Println(aws.ToString(m.Body))
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		req.Header.Set("X-Amz-Target", "AmazonSQS."+action)
+		resp, err := client.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, err := io.ReadAll(resp.Body)
+		if err != nil {
+			log.Fatal(err)
+		}
+		return resp.Status + " " + string(out)
 	}
 
-	q, _ := srv.Queue("orders.fifo") // the *fifoq.Queue behind the URL
+	fmt.Println(call("CreateQueue", `{"QueueName":"orders"}`))
+	call("SendMessage", `{"QueueUrl":"http://sqs.test/000000000000/orders","MessageBody":"hello"}`)
+	q, _ := srv.Queue("orders") // the *fifoq.Queue behind the URL
 	fmt.Printf("%+v\n", q.Stats())
+	fmt.Println(call("GetQueueUrl", `{"QueueName":"missing"}`))
 	// Output:
-	// http://sqs.test/000000000000/orders.fifo
-	// created
-	// paid
-	// {Visible:0 InFlight:2 Delayed:0}
+	// 200 OK {"QueueUrl":"http://sqs.test/000000000000/orders"}
+	// {Visible:1 InFlight:0 Delayed:0}
+	// 400 Bad Request {"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified queue does not exist."}
 }
