@@ -41,15 +41,15 @@ var fenceRE = regexp.MustCompile("^\\s*```\\s*([A-Za-z0-9_+-]*)")
 // snippets returns the fenced code blocks of a page's text, fences indented by list items included.
 func snippets(page, text string) ([]snippet, error) {
 	var (
-		out  []snippet
-		cur  *snippet
-		tick string // the opening fence's indentation and backticks
+		out    []snippet
+		cur    *snippet
+		indent string // before the opening fence: a list item's code block is indented
 	)
 	for i, l := range strings.Split(text, "\n") {
 		if cur == nil {
 			if m := fenceRE.FindStringSubmatch(l); m != nil {
 				cur = &snippet{page: page, line: i + 1, lang: m[1]}
-				tick = l[:strings.Index(l, "```")]
+				indent = l[:strings.Index(l, "```")]
 			}
 			continue
 		}
@@ -58,7 +58,7 @@ func snippets(page, text string) ([]snippet, error) {
 			cur = nil
 			continue
 		}
-		cur.lines = append(cur.lines, strings.TrimPrefix(l, tick))
+		cur.lines = append(cur.lines, strings.TrimPrefix(l, indent))
 	}
 	if cur != nil {
 		return nil, fmt.Errorf("%s:%d: a code block is not closed", page, cur.line)
