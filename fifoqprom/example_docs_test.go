@@ -1,0 +1,60 @@
+package fifoqprom_test
+
+// The code in this file is what docs/metrics.md shows; the root package's docs_test.go checks that the
+// snippet there is a copy of it.
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/fifoqprom"
+	"github.com/fifoq/fifoq/sqsapi"
+)
+
+// One Collector exports the queues of a wire API server, asked at each scrape, a queue of the program's own
+// and a Consumer.
+func Example_serverQueuesAndConsumer() {
+	srv := sqsapi.NewServer()
+	if _, err := srv.CreateQueue("jobs", nil); err != nil {
+		log.Fatal(err)
+	}
+	q, err := fifoq.New("orders")
+	if err != nil {
+		log.Fatal(err)
+	}
+	consumer, err := fifoq.NewConsumer(q, func(context.Context, []fifoq.Delivery) error { return nil }, fifoq.ConsumerOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+
+	c := fifoqprom.NewCollector(fifoqprom.WithQueues(srv.Queues)) // asked at each scrape: queues that come and go
+	c.AddQueue(q)
+	c.AddConsumer("orders", consumer)
+	reg.MustRegister(c)
+
+	if _, err := srv.CreateQueue("emails", nil); err != nil { // created after the Collector, exported too
+		log.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, mf := range mfs {
+		switch mf.GetName() {
+		case "fifoq_queue_sent_messages_total", "fifoq_consumer_batches_in_flight":
+			for _, m := range mf.GetMetric() {
+				fmt.Println(mf.GetName(), m.GetLabel()[0].GetValue())
+			}
+		}
+	}
+	// Output:
+	// fifoq_consumer_batches_in_flight orders
+	// fifoq_queue_sent_messages_total emails
+	// fifoq_queue_sent_messages_total jobs
+	// fifoq_queue_sent_messages_total orders
+}
