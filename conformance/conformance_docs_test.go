@@ -1,4 +1,4 @@
-package sqsapi_test
+package conformance_test
 
 // The code in this file is what docs/wire-api.md shows; the root package's docs_test.go checks that the
 // snippet there is a copy of it. It uses aws-sdk-go-v2, hence the file's name: the SDK-based tests of
