@@ -15,8 +15,7 @@ import (
 // done and deleted. On the retry (at once, with RetryImmediately) only "pay" and "ship" are handled, in
 // order. PerMessage's partial failure is honoured without ReportBatchItemFailures.
 func ExamplePerMessage() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	q, err := fifoq.New("orders.fifo", fifoq.WithContentBasedDeduplication(),
 		fifoq.WithClock(fifoq.NewManualClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))))
 	if err != nil {
@@ -49,15 +48,12 @@ func ExamplePerMessage() {
 					fmt.Printf("  %s: %v\n", e.GroupID, e.Err)
 				}
 			}
-			if s := q.Stats(); s.Visible+s.InFlight == 0 {
-				cancel() // the queue is empty: stop
-			}
 		},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := c.Run(ctx); err != nil {
+	if err := c.RunUntilEmpty(ctx); err != nil { // returns once the queue is empty
 		log.Fatal(err)
 	}
 	// Output:
