@@ -134,7 +134,8 @@ type BatchReport struct {
 // A Consumer runs a handler over the batches of a [Batcher], at most MaxConcurrency at once, like a Lambda
 // event source mapping: success deletes the batch; a failure leaves its messages to come back after their
 // visibility timeout (or at once with RetryImmediately), counting a receive, and to move to the
-// dead-letter queue past the queue's maxReceiveCount.
+// dead-letter queue past the queue's maxReceiveCount. A failed batch comes back whole, the messages the
+// handler got right included, unless the handler reports which ones failed: see [PerMessage].
 type Consumer struct {
 	src      Source
 	batcher  *Batcher
