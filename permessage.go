@@ -14,7 +14,7 @@ var ErrEarlierMessageFailed = errors.New("fifoq: not handled: an earlier message
 
 // PerMessage returns a [Handler] that calls h on each message of a batch on its own, so that one message
 // that fails (a poison message) fails alone instead of taking the whole batch with it. It is the fifoq
-// counterpart of the SqsFifoPartialProcessor of AWS Lambda Powertools.
+// counterpart of the SqsFifoPartialProcessor of AWS Lambda Powertools with skipGroupOnError set.
 //
 // The messages are handled one at a time, in batch order, each with the batch's context:
 //
