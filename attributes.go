@@ -36,7 +36,7 @@ type Attributes struct {
 	DeduplicationScope        DeduplicationScope // FIFO only; 0 means DeduplicationScopeQueue
 	DeadLetterQueue           *Queue             // nil: no redrive policy
 	MaxReceiveCount           int                // 1..1000 with a DeadLetterQueue, else 0
-	RedriveAllowPolicy        RedriveAllowPolicy
+	RedriveAllowPolicy        RedriveAllowPolicy // which queues may use this one as their dead-letter queue
 }
 
 // Attributes returns the queue's settings as they are now.

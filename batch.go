@@ -123,7 +123,11 @@ func (o BatchOptions) validate(fifo bool) error {
 // do not fit in the batch (MaxBytes) are made visible again at once; their receive count has risen by one.
 // With no Window, a Source other than a *Queue gives the messages of one receive, as Lambda's poller does:
 // over a network a second receive to fill the batch would cost a round trip.
-func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
+func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) { return b.next(ctx, -1) }
+
+// next is Next, waiting at most firstWait for a first message when firstWait >= 0: it returns no batch
+// and no error when none came by then.
+func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery, error) {
 	var (
 		batch    []Delivery
 		bytes    int
@@ -132,6 +136,9 @@ func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
 	)
 	for {
 		wait, left := maxWaitTime, b.o.Window
+		if len(batch) == 0 && firstWait >= 0 {
+			wait = firstWait
+		}
 		if len(batch) > 0 {
 			if left = deadline.Sub(b.clock.Now()); b.o.Window == 0 {
 				wait = 0
@@ -143,6 +150,9 @@ func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
 		if err != nil {
 			b.release(batch)
 			return nil, err
+		}
+		if len(batch) == 0 && len(ds) == 0 && firstWait >= 0 {
+			return nil, nil
 		}
 		if batch == nil {
 			batch = ds[:0] // the first receive's deliveries are the start of the batch: no copy

@@ -153,6 +153,16 @@
 // the messages of a group are contiguous and in order in a batch, and a group is never in two batches at
 // once, so concurrency is also bounded by the groups with visible messages. [Consumer.Run] returns nil when
 // its context is done, after the batches in flight are settled; handlers do not see that cancellation.
+// [Consumer.RunUntilEmpty] is Run for a one-shot worker: it returns once the queue holds no message and no
+// batch is in flight.
+//
+// A failed batch comes back whole, as on Lambda: a handler that fails because of one bad message (a poison
+// message) makes every message of its batch be handled again on each retry, and they all move to the
+// dead-letter queue with it. [PerMessage] turns a function of one message into a Handler that fails only
+// the messages that failed (and, on a FIFO queue, the later messages of their group in the batch, which
+// must wait for them); the Consumer honours that partial failure even without ReportBatchItemFailures. On a
+// FIFO queue the messages behind a poison message in its group still come back with it on each retry,
+// unhandled, and with a dead-letter queue follow it there, as on SQS; see [PerMessage] for a way out.
 //
 // The settings of an event source mapping are options ([NewBatcher] and [NewConsumer] reject values out of
 // range with [ErrInvalidBatchOptions]):
@@ -199,6 +209,29 @@
 // so no other batch receives those messages meanwhile: two batches of one FIFO group never run at once. Messages a receive returned that
 // do not fit under MaxBytes are made visible again at once, with their receive count one higher.
 // [ConsumerOptions.Logger] and [ConsumerOptions.OnBatch] report every batch ([BatchReport]).
+//
+// # Packages
+//
+// The root package needs nothing but the standard library and a B-tree. The packages under it each bring
+// what one use needs:
+//
+//   - github.com/fifoq/fifoq/durable: a store on disk (Pebble) for [WithStore], when queues must survive a
+//     restart or a crash of the process.
+//   - github.com/fifoq/fifoq/fifoqprom: a Prometheus collector of [Queue.Metrics] and [Consumer.Metrics],
+//     for a service that embeds queues and is scraped.
+//   - github.com/fifoq/fifoq/sqsapi: an http.Handler serving the SQS API (JSON and query protocols) from
+//     fifoq queues, for clients in any language, the AWS SDKs and the AWS CLI.
+//   - github.com/fifoq/fifoq/cmd/fifoq: the fifoq command; "fifoq serve" runs sqsapi as a standalone SQS
+//     endpoint, in memory or durable, for local development and integration tests.
+//   - github.com/fifoq/fifoq/sqsadapter: a [Source] over Amazon SQS (aws-sdk-go-v2), to run the same
+//     [Consumer] and handlers against real queues in production.
+//   - github.com/fifoq/fifoq/lambdaevents: runs an aws-lambda-go SQS handler, unchanged, on a Consumer, to
+//     test a Lambda function against fifoq queues.
+//   - github.com/fifoq/fifoq/idempotency: wraps a Handler so each message is processed once even when it
+//     is delivered twice (a redelivery after a visibility timeout, or a producer's resend).
+//   - github.com/fifoq/fifoq/fifoqtest: test helpers: queues and fixtures that fail the test on error,
+//     draining a queue through a Consumer, handing one batch to a handler, and assertions on what was
+//     delivered, dead-lettered and sent.
 //
 // # Metrics
 //

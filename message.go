@@ -35,21 +35,35 @@ type Attribute struct {
 
 // SendResult is what a send tells the producer.
 type SendResult struct {
-	MessageID      string
+	MessageID      string // the message's id (MessageId), which its deliveries carry
 	SequenceNumber string // FIFO only: decimal, 20 digits, increasing within a group
 	Duplicate      bool   // the send was accepted but suppressed by deduplication (MessageID is the original's)
 }
 
 // Delivery is one received message.
 type Delivery struct {
-	Message                 // as sent
-	MessageID        string // the id Send returned
-	ReceiptHandle    string // names this receive; Delete and ChangeVisibility take it
-	SequenceNumber   string // FIFO only
-	ReceiveCount     int    // ApproximateReceiveCount, this receive included
-	SentAt           time.Time
-	FirstReceivedAt  time.Time
-	DeadLetterSource string // in a dead-letter queue: the name of the queue the message was moved from
+	// Message is the message as sent. In a FIFO dead-letter queue its DeduplicationID is the message's
+	// MessageID, as on SQS.
+	Message
+	// MessageID is the id Send returned; it stays the same in a dead-letter queue.
+	MessageID string
+	// ReceiptHandle names this receive; Delete and ChangeVisibility take it.
+	ReceiptHandle string
+	// SequenceNumber is the message's place in its queue (FIFO only): 20 decimal digits, increasing
+	// within a group. In a FIFO dead-letter queue it is a new one, given at the move.
+	SequenceNumber string
+	// ReceiveCount is ApproximateReceiveCount: the receives of the message so far, this one included. It
+	// carries on in a dead-letter queue.
+	ReceiveCount int
+	// SentAt is SentTimestamp: when the message was sent, by the queue's clock. In a FIFO dead-letter
+	// queue it is the time of the move to that queue, as on SQS; in a standard one, the original send.
+	SentAt time.Time
+	// FirstReceivedAt is ApproximateFirstReceiveTimestamp: the message's first receive, in the queue it
+	// was sent to if it was moved since.
+	FirstReceivedAt time.Time
+	// DeadLetterSource is set in a dead-letter queue: the name of the queue the message was moved from
+	// (DeadLetterQueueSourceArn).
+	DeadLetterSource string
 }
 
 // tick is a point in time as an offset from the queue's epoch: small, and cheap to compare.
@@ -220,13 +234,13 @@ func (s MessageState) String() string {
 
 // Snapshot is a look at one stored message, from [Queue.Messages].
 type Snapshot struct {
-	Message
-	MessageID        string
-	SequenceNumber   string // FIFO only
-	State            MessageState
-	ReceiveCount     int
-	SentAt           time.Time
-	FirstReceivedAt  time.Time // zero before the first receive
-	VisibleAt        time.Time // when an in-flight or delayed message becomes visible; zero for visible ones
-	DeadLetterSource string    // in a dead-letter queue: the name of the queue the message was moved from
+	Message                       // as sent; as for a Delivery in a FIFO dead-letter queue
+	MessageID        string       // the id Send returned
+	SequenceNumber   string       // FIFO only
+	State            MessageState // visible, in flight or delayed
+	ReceiveCount     int          // the receives so far (ApproximateReceiveCount)
+	SentAt           time.Time    // as Delivery.SentAt
+	FirstReceivedAt  time.Time    // zero before the first receive
+	VisibleAt        time.Time    // when an in-flight or delayed message becomes visible; zero for visible ones
+	DeadLetterSource string       // in a dead-letter queue: the name of the queue the message was moved from
 }

@@ -17,6 +17,7 @@ type Metrics struct {
 	// counts from its move, as on SQS, not from its original send. After a restart a message moved into a
 	// standard dead-letter queue counts from its original send, since the store keeps no time of the move.
 	OldestAge time.Duration
+	// Counters are the queue's counts since it was created or opened.
 	Counters
 }
 

@@ -46,14 +46,14 @@ func (s MoveTaskState) String() string {
 
 // MoveTaskStatus is what [MoveTask.Status] and [Queue.MoveTasks] report (ListMessageMoveTasks).
 type MoveTaskStatus struct {
-	State       MoveTaskState
-	Moved       int       // ApproximateNumberOfMessagesMoved
-	ToMove      int       // ApproximateNumberOfMessagesToMove: the visible messages when the task started
-	Source      string    // the dead-letter queue's name
-	Destination string    // "" when messages go back to the queues they came from
-	Rate        int       // messages a second; 0 means as fast as possible
-	StartedAt   time.Time // by the source queue's clock
-	Failure     string    // why the task failed
+	State       MoveTaskState // running, completed, cancelled or failed
+	Moved       int           // ApproximateNumberOfMessagesMoved
+	ToMove      int           // ApproximateNumberOfMessagesToMove: the visible messages when the task started
+	Source      string        // the dead-letter queue's name
+	Destination string        // "" when messages go back to the queues they came from
+	Rate        int           // messages a second; 0 means as fast as possible
+	StartedAt   time.Time     // by the source queue's clock
+	Failure     string        // why the task failed
 }
 
 // A MoveTask moves messages out of a dead-letter queue (a DLQ redrive). It is safe for concurrent use. It

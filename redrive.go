@@ -59,8 +59,8 @@ func (p RedrivePermission) String() string {
 // RedriveAllowPolicy says which source queues may use a queue as their dead-letter queue. The zero value
 // allows all.
 type RedriveAllowPolicy struct {
-	Permission RedrivePermission
-	Sources    []string // queue names, with RedriveByQueue only: 1..10 of them
+	Permission RedrivePermission // allow all, deny all, or allow the Sources
+	Sources    []string          // queue names, with RedriveByQueue only: 1..10 of them
 }
 
 func (p RedriveAllowPolicy) validate() error {

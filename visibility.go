@@ -59,8 +59,8 @@ func (q *Queue) lookupLocked(h handle) *message {
 
 // VisibilityChange is one entry of [Queue.ChangeVisibilityBatch].
 type VisibilityChange struct {
-	ReceiptHandle string
-	Timeout       time.Duration
+	ReceiptHandle string        // names the receive whose visibility changes
+	Timeout       time.Duration // the new visibility timeout, from now: 0 makes the message visible at once
 }
 
 // ChangeVisibility makes the message a receipt handle names visible timeout from now: 0 makes it visible at

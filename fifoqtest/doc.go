@@ -47,11 +47,23 @@
 //
 // Drain on the real clock outside a bubble fails the test at once: it would have to wait in real time.
 //
+// # One batch at a time
+//
+// [Work] hands the next batch of a queue to a handler now, and settles it as a Consumer would (delete on
+// success, the failed messages back to the queue on failure), then returns it: a test can look at the
+// queue between two steps, with no synctest bubble and no clock to move.
+//
 // # Assertions
 //
-// [RequireDeliveredInOrder], [RequireInDLQ], [RequireNoneInFlight] and [RequireEmpty] report a failure
-// with tb.Errorf, naming each difference as "found, want", and then stop the test with tb.FailNow, as
-// testify's require does: call them from the test's goroutine.
+// [RequireDeliveredInOrder], [RequireInDLQ], [RequireNoneInFlight] and [RequireEmpty] check what a
+// consumer did. [RequireSent], [RequireInQueue] and [RequireNotInQueue] check what a producer sent, with a
+// [Match] of body, part of the body, group and attributes. They report a failure with tb.Errorf, naming
+// each difference as "found, want", and then stop the test with tb.FailNow, as testify's require does:
+// call them from the test's goroutine.
+//
+// [RequireEmptyAtEnd] checks a queue when the test ends, in a Cleanup. Since the test function has
+// returned by then, its report (and what [NewQueue] logs at the end of a failed test) names the line of the
+// test that registered it.
 //
 // # Choices
 //

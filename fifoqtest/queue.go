@@ -13,7 +13,7 @@ import (
 
 // NewQueue creates a queue as [fifoq.New] does, and fails the test at once if New returns an error. When
 // the test fails, a cleanup logs every message the queue still holds, with its state and receive count, so
-// the failure shows what was left behind.
+// the failure shows what was left behind; the log names the line that called NewQueue.
 func NewQueue(tb testing.TB, name string, opts ...fifoq.Option) *fifoq.Queue {
 	tb.Helper()
 	q, err := fifoq.New(name, opts...)
@@ -21,9 +21,11 @@ func NewQueue(tb testing.TB, name string, opts ...fifoq.Option) *fifoq.Queue {
 		tb.Fatalf("fifoqtest.NewQueue(%q): %v", name, err)
 		return nil
 	}
+	at := callerLine(1)
 	tb.Cleanup(func() {
+		tb.Helper()
 		if tb.Failed() {
-			tb.Logf("fifoqtest: at the end of the test, %s", contents(q))
+			tb.Logf("fifoqtest: %s: at the end of the test, %s", at, contents(q))
 		}
 	})
 	return q

@@ -3,6 +3,9 @@ package fifoqtest_test
 import (
 	"cmp"
 	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,9 +176,9 @@ func TestNewQueue(t *testing.T) {
 	require.Empty(t, tb.logged())
 
 	tb = &fakeTB{}
-	dlq = fifoqtest.NewQueue(tb, "dlq", fifoq.WithClock(clk))
-	q = fifoqtest.NewQueue(tb, "jobs", fifoq.WithClock(clk), fifoq.WithDeadLetterQueue(dlq, 1),
-		fifoq.WithVisibilityTimeout(0))
+	dlq, dlqLine := fifoqtest.NewQueue(tb, "dlq", fifoq.WithClock(clk)), thisLine()
+	opts := []fifoq.Option{fifoq.WithClock(clk), fifoq.WithDeadLetterQueue(dlq, 1), fifoq.WithVisibilityTimeout(0)}
+	q, qLine := fifoqtest.NewQueue(tb, "jobs", opts...), thisLine()
 	fifoqtest.SendGroup(tb, q, "", "a")
 	for range 2 { // the second receive moves a
 		_, err := q.Receive(t.Context(), fifoq.ReceiveOptions{})
@@ -184,9 +187,9 @@ func TestNewQueue(t *testing.T) {
 	fifoqtest.SendGroup(tb, q, "", "b")
 	tb.Errorf("the test failed")
 	tb.runCleanups()
-	require.Equal(t, "fifoqtest: at the end of the test, queue jobs holds 1 message:\n"+
+	require.Equal(t, "fifoqtest: "+qLine+": at the end of the test, queue jobs holds 1 message:\n"+
 		"\t\"b\" (visible, received 0 times)\n"+
-		"fifoqtest: at the end of the test, queue dlq holds 1 message:\n"+
+		"fifoqtest: "+dlqLine+": at the end of the test, queue dlq holds 1 message:\n"+
 		"\t\"a\" (visible, received 1 time, from jobs)", tb.logged())
 }
 
@@ -233,4 +236,16 @@ func TestSend(t *testing.T) {
 	require.True(t, tb.fatal)
 	require.Contains(t, tb.report(), `fifoqtest.Send to groups.fifo, message 1 ("no group"): `)
 	require.Equal(t, fifoq.Stats{Visible: 1}, q.Stats())
+}
+
+// thisLine returns "file.go:line" of its caller: the line an end-of-test report must name.
+func thisLine() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
+}
+
+// nextLine returns "file.go:line" of the line after its caller's.
+func nextLine() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line+1)
 }
