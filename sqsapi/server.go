@@ -27,7 +27,7 @@ type Server struct {
 	account string // the default account, and the SenderId of every message
 	// plain is the namespace whose queues have their own names in fifoq and the store (fifoName): the
 	// default namespace, or on a durable server the one its store recorded first.
-	plain namespace
+	plain   namespace
 	clock   fifoq.Clock // nil: the real clock
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
