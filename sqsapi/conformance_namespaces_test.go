@@ -68,8 +68,8 @@ func TestNsSameNameApart(t *testing.T) {
 	srv := sqsapi.NewServer(sqsapi.WithClock(fifoq.NewManualClock(sdStart)))
 	type ns struct{ region, account, keyID string }
 	spaces := []ns{
-		{"us-east-1", sdAccount, "AKIDNOTANACCOUNT"}, // the defaults
-		{"eu-west-1", sdAccount, "AKIDNOTANACCOUNT"}, // another region
+		{"us-east-1", sdAccount, "AKIDNOTANACCOUNT"},  // the defaults
+		{"eu-west-1", sdAccount, "AKIDNOTANACCOUNT"},  // another region
 		{"us-east-1", "111111111111", "111111111111"}, // another account
 		{"eu-west-1", "222222222222", "222222222222"}, // both
 	}
