@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -33,6 +34,9 @@ func nsClient(srv *sqsapi.Server, region, keyID, endpoint string) *sqs.Client {
 	return sqs.New(sqs.Options{Region: region, BaseEndpoint: aws.String(endpoint), HTTPClient: srv.HTTPClient(),
 		Credentials: creds, Retryer: aws.NopRetryer{}})
 }
+
+// deletedReuse is how long after its deletion a queue's name can be used again, and a second more.
+const deletedReuse = 61 * time.Second
 
 func nsArn(region, account, name string) string {
 	return "arn:aws:sqs:" + region + ":" + account + ":" + name
@@ -451,4 +455,84 @@ func TestNsTraceHeaderFromHTTP(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"header": fromHTTP, "explicit": sdTraceHeader, "batch a": fromHTTP,
 		"batch b": sdTraceHeader, "batch c": fromHTTP, "untraced": ""}, got)
+}
+
+// A durable server keeps the queues of each account and region apart across restarts, clean or a crash:
+// their messages, attributes, tags and redrive policies, and the names deleted in the last 60 seconds; and
+// a server opened again with other defaults keeps the namespaces the queues were made in.
+func TestNsDurableRestart(t *testing.T) {
+	t.Parallel()
+	for _, crash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crash=%v", crash), func(t *testing.T) {
+			t.Parallel()
+			d := drMemory(t)
+			eu := func() *sqs.Client { return nsClient(d.srv, "eu-west-1", "111111111111", "http://fifoq.test") }
+			us := func() *sqs.Client { return nsClient(d.srv, "us-east-1", "000000000000", "http://fifoq.test") }
+			dlqARN := nsArn("eu-west-1", "111111111111", "dlq.fifo")
+			srcARN := nsArn("eu-west-1", "111111111111", "orders.fifo")
+			fifo := map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"}
+			nsCreate(t, eu(), "dlq.fifo", map[string]string{"FifoQueue": "true",
+				"RedriveAllowPolicy": `{"redrivePermission":"byQueue","sourceQueueArns":["` + srcARN + `"]}`})
+			nsCreate(t, eu(), "orders.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true",
+				"RedrivePolicy": `{"deadLetterTargetArn":"` + dlqARN + `","maxReceiveCount":2}`})
+			nsCreate(t, us(), "orders.fifo", fifo)
+			nsCreate(t, eu(), "gone", nil)
+			_, err := eu().DeleteQueue(t.Context(), &sqs.DeleteQueueInput{QueueUrl: aws.String("gone")})
+			require.NoError(t, err)
+			for _, c := range []struct {
+				c    *sqs.Client
+				body string
+			}{{eu(), "eu"}, {us(), "us"}} {
+				_, err := c.c.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String("orders.fifo"), MessageBody: &c.body, MessageGroupId: aws.String("g")})
+				require.NoError(t, err)
+			}
+			_, err = eu().TagQueue(t.Context(), &sqs.TagQueueInput{QueueUrl: aws.String("orders.fifo"), Tags: map[string]string{"ns": "eu"}})
+			require.NoError(t, err)
+			attrs := func(c *sqs.Client, name string) map[string]string {
+				out, err := c.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: &name, AttributeNames: []types.QueueAttributeName{"All"}})
+				require.NoError(t, err)
+				delete(out.Attributes, "ApproximateNumberOfMessages")
+				return out.Attributes
+			}
+			before := []map[string]string{attrs(eu(), "orders.fifo"), attrs(eu(), "dlq.fifo"), attrs(us(), "orders.fifo")}
+
+			d.restart(crash)
+			require.Equal(t, before, []map[string]string{attrs(eu(), "orders.fifo"), attrs(eu(), "dlq.fifo"), attrs(us(), "orders.fifo")})
+			require.Equal(t, []string{"eu"}, sdBodies(nsReceive(t, eu(), "orders.fifo")))
+			require.Equal(t, []string{"us"}, sdBodies(nsReceive(t, us(), "orders.fifo")))
+			tags, err := eu().ListQueueTags(t.Context(), &sqs.ListQueueTagsInput{QueueUrl: aws.String("orders.fifo")})
+			require.NoError(t, err)
+			require.Equal(t, map[string]string{"ns": "eu"}, tags.Tags)
+			tags, err = us().ListQueueTags(t.Context(), &sqs.ListQueueTagsInput{QueueUrl: aws.String("orders.fifo")})
+			require.NoError(t, err)
+			require.Empty(t, tags.Tags)
+			sources, err := eu().ListDeadLetterSourceQueues(t.Context(), &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String("dlq.fifo")})
+			require.NoError(t, err)
+			require.Equal(t, []string{"http://fifoq.test/111111111111/orders.fifo"}, sources.QueueUrls)
+			_, err = eu().CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String("gone")})
+			sdWantErr(t, err, sdDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
+			nsCreate(t, us(), "gone", nil) // another namespace's name
+
+			// Other defaults: the queues stay where they were made.
+			d.stop(false)
+			d.st = d.openStore()
+			d.srv, err = sqsapi.Open(d.st, sqsapi.WithClock(d.clk), sqsapi.WithRegion("eu-west-1"), sqsapi.WithAccountID("111111111111"))
+			require.NoError(t, err)
+			d.c = sdClient(d.srv, sdStatic("AKID", "secret"))
+			unsigned := nsClient(d.srv, "", "", "http://localhost") // the new defaults
+			list, err := unsigned.ListQueues(t.Context(), &sqs.ListQueuesInput{})
+			require.NoError(t, err)
+			require.Equal(t, []string{"http://localhost/111111111111/dlq.fifo", "http://localhost/111111111111/orders.fifo"}, list.QueueUrls)
+			list, err = us().ListQueues(t.Context(), &sqs.ListQueuesInput{})
+			require.NoError(t, err)
+			require.Equal(t, []string{"http://fifoq.test/000000000000/gone", "http://fifoq.test/000000000000/orders.fifo"}, list.QueueUrls)
+			// A queue of the new defaults with the name of a queue of the old ones is another queue.
+			_, err = unsigned.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String("gone")})
+			sdWantErr(t, err, sdDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
+			d.clk.Advance(deletedReuse)
+			u := nsCreate(t, unsigned, "gone", nil)
+			require.Equal(t, nsArn("eu-west-1", "111111111111", "gone"), nsAttr(t, unsigned, u, "QueueArn"))
+			require.Equal(t, nsArn("us-east-1", "000000000000", "gone"), nsAttr(t, us(), "gone", "QueueArn"))
+		})
+	}
 }
