@@ -270,3 +270,21 @@ func TestQnTraceHeaderFromHTTP(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"header": fromHTTP, "explicit": explicit, "batch a": fromHTTP, "batch b": explicit}, traces)
 }
+
+// A presigned request's X-Amz-Credential names its account and region, as an Authorization header does.
+func TestQnPresignedCredential(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	cred := "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=111111111111%2F20250304%2Feu-west-1%2Fsqs%2Faws4_request" +
+		"&X-Amz-Date=20250304T050607Z&X-Amz-SignedHeaders=host&X-Amz-Signature=00"
+	resp, err := e.hc.Get(e.base + "/?Action=CreateQueue&QueueName=presigned&Version=" + qpVersion + "&" + cred)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	r := qpDecode[qpCreateQueueResult](t, "CreateQueue", resp.Header, body)
+	require.True(t, strings.HasSuffix(r.QueueURL, "/111111111111/presigned"), r.QueueURL)
+	eu := qnWho{region: "eu-west-1", keyID: "111111111111"}
+	require.Equal(t, "arn:aws:sqs:eu-west-1:111111111111:presigned", qnAttrs(t, e, eu, "presigned", "QueueArn")["QueueArn"])
+}
