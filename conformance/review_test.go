@@ -291,7 +291,7 @@ func TestRvMoveTaskToDeletedSource(t *testing.T) {
 	})
 }
 
-// Deleting a queue cancels a running move task that would return messages to it.
+// Deleting a queue ends, FAILED, a running move task that would return messages to it.
 func TestRvDeleteCancelsMoveTaskBack(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -306,7 +306,7 @@ func TestRvDeleteCancelsMoveTaskBack(t *testing.T) {
 		var out struct{ Results []struct{ Status string } }
 		e.ok("ListMessageMoveTasks", rvKV{"SourceArn": rvARN + "rv-dlq"}, &out)
 		require.Len(t, out.Results, 1)
-		require.Equal(t, "CANCELLED", out.Results[0].Status)
+		require.Equal(t, "FAILED", out.Results[0].Status, "a queue it moved messages into was deleted")
 	})
 }
 
@@ -611,6 +611,6 @@ func TestRvDeleteCancelsMoveTaskIntoIt(t *testing.T) {
 		var out struct{ Results []struct{ Status string } }
 		e.ok("ListMessageMoveTasks", rvKV{"SourceArn": rvARN + "rv-dlq"}, &out)
 		require.Len(t, out.Results, 1)
-		require.Equal(t, "CANCELLED", out.Results[0].Status)
+		require.Equal(t, "FAILED", out.Results[0].Status, "a queue it moved messages into was deleted")
 	})
 }

@@ -112,7 +112,9 @@ func TestSdRegionAndAccount(t *testing.T) {
 	t.Parallel()
 	srv := sqsapi.NewServer(sqsapi.WithRegion("eu-west-1"), sqsapi.WithAccountID("123456789012"),
 		sqsapi.WithClock(fifoq.NewManualClock(sdStart)))
-	c := sdClient(srv, sdStatic("AKID", "secret"))
+	// The client signs for the server's default region: a request acts in its credential scope's region.
+	c := sqs.New(sqs.Options{Region: "eu-west-1", BaseEndpoint: aws.String("http://localhost"), HTTPClient: srv.HTTPClient(),
+		Credentials: sdStatic("AKID", "secret")})
 	out, err := c.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String("sd-region")})
 	require.NoError(t, err)
 	require.True(t, strings.HasSuffix(*out.QueueUrl, "/123456789012/sd-region"), "QueueUrl %q", *out.QueueUrl)

@@ -489,7 +489,7 @@ func (s *Server) sameAttributes(qs *queueState, attrs map[string]string) *apiErr
 	if len(attrs) == 0 {
 		return nil
 	}
-	set, err := s.parseAttributes(qs.q.FIFO(), attrs, func(n string) *queueState { return s.queues[n] })
+	set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.finderLocked(qs.ns))
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,8 @@ func (s *Server) verify(r *http.Request, body []byte) error {
 		return newError(codeSignatureDoesNotMatch, "Signature expired: %s is now earlier than %s (%s - 15 min.)", amzDate,
 			time.Now().UTC().Add(-maxSkew).Format("20060102T150405Z"), time.Now().UTC().Format("20060102T150405Z"))
 	}
-	if region != s.region || service != "sqs" {
+	// Any region will do: it is the region the request acts in (requestNS).
+	if region != s.region && !isRegionName(region) || service != "sqs" {
 		return newError(codeSignatureDoesNotMatch, "Credential should be scoped to a valid region and service: %s, sqs.", s.region)
 	}
 

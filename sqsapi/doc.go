@@ -1,14 +1,33 @@
 // Package sqsapi serves the Amazon SQS API from fifoq queues, so that SQS clients in any language, the AWS
 // SDKs and the AWS CLI among them, can use fifoq queues unchanged.
 //
-// A [Server] is an [net/http.Handler] that holds queues by name, like one account in one region. It speaks
+// A [Server] is an [net/http.Handler] that holds queues by account, region and name. It speaks
 // both protocols SQS clients use: the JSON protocol (POST with Content-Type application/x-amz-json-1.0 and
 // X-Amz-Target: AmazonSQS.<Action>, used by the AWS SDKs since 2023) and the query protocol (a form with
 // Action=<Action>, in a POST body or a GET query string, answered in XML, used by older SDKs and tools). Every
 // action of the SQS API is served.
 //
-// Queue URLs are <scheme>://<host of the request>/<account>/<name>; a QueueUrl is resolved by its path alone,
-// so any host reaches the server. ARNs are arn:aws:sqs:<region>:<account>:<name>.
+// # Accounts and regions
+//
+// One server holds the queues of many accounts and regions, each apart: the same name in two regions, or
+// two accounts, names two queues. A request acts in one account and region:
+//   - its region is the one of its SigV4 credential scope (the Credential of the Authorization header, or
+//     the X-Amz-Credential of a presigned request: the region the client is configured with), when it has
+//     the form of a region name or is the default region; failing that, the first label of the request's
+//     host that has the form of a region name (sqs.eu-west-1.localhost, eu-west-1.queue.localhost,
+//     sqs.eu-west-1.amazonaws.com); failing that, the default region ([WithRegion]);
+//   - its account is the access key id of its credential scope when that is a 12-digit number, else the
+//     default account ([WithAccountID]).
+//
+// Queue URLs are <scheme>://<host of the request>/<account>/<name>, ARNs arn:aws:sqs:<region>:<account>:<name>.
+// A QueueUrl is resolved by its path alone, so any host reaches the server: /<account>/<name> names the queue
+// of that account (another account's, too) in the request's region. A QueueUrl that is a queue name alone
+// names the queue of that name in the request's account and region, as SQS accepts. CreateQueue, ListQueues
+// and GetQueueUrl act in the request's account and region (GetQueueUrl's QueueOwnerAWSAccountId names
+// another account). A dead-letter queue is in the account and region of its sources: a RedrivePolicy whose
+// deadLetterTargetArn is in another is refused as a target that does not exist, and a RedriveAllowPolicy
+// whose sourceQueueArns name another is refused. Move tasks name their queues by ARN. The SenderId of every
+// message is the default account.
 //
 // # In process
 //

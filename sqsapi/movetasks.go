@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fifoq/fifoq"
 )
@@ -13,7 +16,7 @@ import (
 // StartMessageMoveTask, CancelMessageMoveTask and ListMessageMoveTasks: dead-letter queue redrives, run by
 // fifoq.MoveTask.
 
-// A moveTask is a move task started through the API, with the opaque handle that names it.
+// A moveTask is a move task started through the API, with the handle that names it.
 type moveTask struct {
 	handle    string
 	task      *fifoq.MoveTask
@@ -21,21 +24,53 @@ type moveTask struct {
 	dest      *queueState // nil when messages go back to their sources
 	destARN   string      // as given; "" when messages go back to their sources
 	rateGiven bool        // MaxNumberOfMessagesPerSecond was given
+
+	// destGone is set when a queue the task moves messages into was deleted while it ran: the task was
+	// cancelled, and it is shown FAILED with the reason failedNonExistent, as SQS ends such a task.
+	destGone atomic.Bool
 }
 
-// taskIDLen is the length of the random id at the start of a decoded task handle; the source ARN follows.
-const taskIDLen = 16
+// failedNonExistent is the FailureReason of a move task whose destination was deleted while it ran.
+const failedNonExistent = "AWS.SimpleQueueService.NonExistentQueue"
 
+// failDestination ends the running task, FAILED, because a queue it moves messages into is being deleted.
+func (t *moveTask) failDestination() {
+	t.destGone.Store(true)
+	if err := t.task.Cancel(); err != nil {
+		t.destGone.Store(false) // it ended meanwhile, as it was
+	}
+}
+
+// A taskHandle is a move task handle, decoded: as on SQS, the base64 (standard encoding) of this JSON.
+type taskHandle struct {
+	TaskID    string `json:"taskId"`
+	SourceArn string `json:"sourceArn"`
+}
+
+// newTaskHandle returns a handle for a new task of the queue of that ARN, with a random UUID for its id.
 func newTaskHandle(sourceARN string) string {
-	b := make([]byte, taskIDLen, taskIDLen+len(sourceARN))
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(append(b, sourceARN...))
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	h := hex.EncodeToString(u[:])
+	b, _ := json.Marshal(taskHandle{TaskID: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], SourceArn: sourceARN})
+	return base64.StdEncoding.EncodeToString(b)
 }
 
-// wellFormedHandle reports whether h has the shape of a task handle, known or not.
+// wellFormedHandle reports whether h has the shape of a task handle, known or not: base64 of a JSON object
+// with a taskId and an SQS ARN as sourceArn.
 func wellFormedHandle(h string) bool {
-	b, err := base64.RawURLEncoding.DecodeString(h)
-	return err == nil && len(b) > taskIDLen && strings.HasPrefix(string(b[taskIDLen:]), "arn:")
+	b, err := base64.StdEncoding.DecodeString(h)
+	if err != nil {
+		return false
+	}
+	var th taskHandle
+	if json.Unmarshal(b, &th) != nil || th.TaskID == "" {
+		return false
+	}
+	_, ok := parseARN(th.SourceArn)
+	return ok
 }
 
 // queueOfParam resolves an ARN parameter of a move task action.
@@ -100,10 +135,10 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	// cancelMovesIntoLocked).
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.queues[src.name] != src {
+	if !s.holdsLocked(src) {
 		return nil, newError(codeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
 	}
-	if destState != nil && s.queues[destState.name] != destState {
+	if destState != nil && !s.holdsLocked(destState) {
 		return nil, newError(codeResourceNotFound, "The resource that you specified for the DestinationArn parameter doesn't exist.")
 	}
 	if dest == nil {
@@ -163,8 +198,8 @@ func cancelMessageMoveTask(s *Server, c *call, in *cancelMoveTaskInput) (output,
 	if t == nil {
 		return nil, newError(codeResourceNotFound, "Task does not exist.")
 	}
-	if s.lookup(t.source.name) != t.source {
-		return nil, newError(codeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	if s.lookup(t.source.ns, t.source.name) != t.source { // deleted since: its tasks are forgotten
+		return nil, newError(codeResourceNotFound, "Task does not exist.")
 	}
 	if err := t.task.Cancel(); err != nil {
 		if errors.Is(err, fifoq.ErrMoveTaskNotRunning) {
@@ -196,6 +231,9 @@ func (o *moveTasksOutput) encode(e encoder) {
 	e.beginList("Results", "ListMessageMoveTasksResultEntry")
 	for _, t := range o.tasks {
 		st := t.task.Status()
+		if t.destGone.Load() {
+			st.State, st.Failure = fifoq.MoveTaskFailed, failedNonExistent
+		}
 		e.beginItem()
 		if st.State == fifoq.MoveTaskRunning {
 			e.str("TaskHandle", t.handle)

@@ -45,11 +45,17 @@ func Open(st *fifoq.Store, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// storedRecords are the server's records as read by Open.
+// storedRecords are the server's records as read by Open, by key (fifoq name).
 type storedRecords struct {
 	queues  map[string]*queueRecord
-	deleted map[string]time.Time
+	deleted map[string]storedDeleted
 	traces  []storedTrace // oldest first
+	plain   *namespace    // nil: not recorded
+}
+
+type storedDeleted struct {
+	k  queueKey // zero: a name of the plain namespace, the key's
+	at time.Time
 }
 
 type storedTrace struct {
@@ -59,16 +65,22 @@ type storedTrace struct {
 
 // readRecords reads every record of the server.
 func (s *Server) readRecords() (*storedRecords, error) {
-	rs := &storedRecords{queues: make(map[string]*queueRecord), deleted: make(map[string]time.Time)}
+	rs := &storedRecords{queues: make(map[string]*queueRecord), deleted: make(map[string]storedDeleted)}
 	err := s.eng.Scan([]byte{keyPrefix}, []byte{keyPrefix + 1}, func(k, v []byte) error {
 		var err error
 		switch {
+		case len(k) == 2 && k[1] == kindPlain:
+			var ns namespace
+			ns, err = decodePlain(v)
+			rs.plain = &ns
 		case len(k) < 3:
 			err = errors.New("unknown key")
 		case k[1] == kindQueue:
 			rs.queues[string(k[2:])], err = decodeQueueRecord(string(k[2:]), v)
 		case k[1] == kindDeleted:
-			rs.deleted[string(k[2:])], err = decodeDeleted(v)
+			var d storedDeleted
+			d.k, d.at, err = decodeDeleted(v)
+			rs.deleted[string(k[2:])] = d
 		case k[1] == kindTrace:
 			var t storedTrace
 			t.expires, t.id, t.header, err = decodeTrace(k, v)
@@ -104,7 +116,12 @@ func (s *Server) corrupt(err error) error {
 // recover re-creates the server's state from its records.
 func (s *Server) recover(rs *storedRecords) error {
 	now := s.now()
-	tidy := s.eng.NewBatch() // records that are of no more use
+	tidy := s.eng.NewBatch() // records that are of no more use, and the plain namespace
+	if rs.plain != nil {
+		s.plain = *rs.plain
+	} else {
+		tidy.Set([]byte{keyPrefix, kindPlain}, encodePlain(s.plain))
+	}
 
 	// Deleted names: finish the deletion of a queue that a crash interrupted.
 	inStore := make(map[string]bool)
@@ -112,7 +129,13 @@ func (s *Server) recover(rs *storedRecords) error {
 		inStore[name] = true
 	}
 	for _, name := range slices.Sorted(maps.Keys(rs.deleted)) {
-		at := rs.deleted[name]
+		d := rs.deleted[name]
+		k, at := d.k, d.at
+		if k == (queueKey{}) {
+			k = queueKey{s.plain, name}
+		} else if fn := s.fifoName(k.ns, k.name); fn != name {
+			return s.corrupt(fmt.Errorf("%s: of %s, whose name in the store is %s", recordName(recordKey(kindDeleted, name)), k.ns.arn(k.name), fn))
+		}
 		if rs.queues[name] != nil { // created again: the record was about to go
 			tidy.Delete(recordKey(kindDeleted, name))
 			continue
@@ -126,7 +149,7 @@ func (s *Server) recover(rs *storedRecords) error {
 			tidy.Delete(recordKey(kindDeleted, name))
 			continue
 		}
-		s.deleted[name] = at
+		s.deleted[k] = at
 	}
 
 	// Queues: dead-letter queues before their sources.
@@ -152,85 +175,103 @@ func (s *Server) recover(rs *storedRecords) error {
 	return nil
 }
 
-// recoverQueues re-creates the queues of the records, each on the store.
+// recoverQueues re-creates the queues of the records, each on the store. recs are by key: fifoq name.
 func (s *Server) recoverQueues(recs map[string]*queueRecord, inStore map[string]bool) error {
+	// Each record's namespace and name, and the key of its dead-letter queue, in the same namespace.
+	keys := make(map[string]queueKey, len(recs))
+	dlqs := make(map[string]string, len(recs))
+	for fn, r := range recs {
+		k := queueKey{s.plain, fn}
+		if r.Account != "" {
+			k = queueKey{namespace{account: r.Account, region: r.Region}, r.Name}
+			if want := s.fifoName(k.ns, k.name); want != fn {
+				return s.corrupt(fmt.Errorf("%s: of %s, whose name in the store is %s", recordName(recordKey(kindQueue, fn)), k.ns.arn(k.name), want))
+			}
+		}
+		keys[fn] = k
+		if r.DeadLetterQueue != "" {
+			dlqs[fn] = s.fifoName(k.ns, r.DeadLetterQueue)
+		}
+	}
+
 	// The order: a queue after the dead-letter queue its policy is bound to. fifoq refused cycles of bound
 	// policies; a stored one (which no change of the server makes) leaves the policy that closes it pending.
 	var order []string
 	state := make(map[string]int) // 1: being visited, 2: ordered
-	var visit func(name string)
-	visit = func(name string) {
-		if state[name] != 0 {
+	var visit func(fn string)
+	visit = func(fn string) {
+		if state[fn] != 0 {
 			return
 		}
-		state[name] = 1
-		if r := recs[name]; r.DeadLetterQueue != "" && !r.Pending && recs[r.DeadLetterQueue] != nil {
-			visit(r.DeadLetterQueue)
+		state[fn] = 1
+		if r := recs[fn]; r.DeadLetterQueue != "" && !r.Pending && recs[dlqs[fn]] != nil {
+			visit(dlqs[fn])
 		}
-		state[name] = 2
-		order = append(order, name)
+		state[fn] = 2
+		order = append(order, fn)
 	}
-	for _, name := range slices.Sorted(maps.Keys(recs)) {
-		visit(name)
+	for _, fn := range slices.Sorted(maps.Keys(recs)) {
+		visit(fn)
 	}
 
 	// A dead-letter queue whose RedriveAllowPolicy refuses a source bound to it (the policy changed after the
 	// source took it) is created allowing all, and gets its policy once its sources are bound.
 	refusing := make(map[string]bool)
-	for name, r := range recs {
-		if d := recs[r.DeadLetterQueue]; d != nil && !r.Pending && !d.allows(name) {
-			refusing[r.DeadLetterQueue] = true
+	for fn, r := range recs {
+		if d := recs[dlqs[fn]]; d != nil && !r.Pending && !d.allows(keys[fn].name) {
+			refusing[dlqs[fn]] = true
 		}
 	}
 
-	for _, name := range order {
-		r := recs[name]
-		qs := &queueState{name: name, arn: s.arnOf(name), created: time.Unix(0, r.Created), modified: time.Unix(0, r.Modified),
+	for _, fn := range order {
+		r, k := recs[fn], keys[fn]
+		inNS := func(name string) string { return s.fifoName(k.ns, name) }
+		qs := &queueState{ns: k.ns, name: k.name, arn: k.ns.arn(k.name), created: time.Unix(0, r.Created), modified: time.Unix(0, r.Modified),
 			throughput: r.FifoThroughputLimit, allowSet: r.RedriveAllowPolicy != nil, extra: r.Extra, tags: r.Tags}
 		var dlq *fifoq.Queue
 		pending := r.Pending
 		if r.DeadLetterQueue != "" && !pending {
-			if d := s.queues[r.DeadLetterQueue]; d != nil {
+			if d := s.byFifo[dlqs[fn]]; d != nil {
 				dlq = d.q
 			} else {
 				s.log.Warn("sqsapi: the dead-letter queue of a redrive policy is not there: the policy is pending",
-					"queue", name, "dead_letter_queue", r.DeadLetterQueue)
+					"queue", qs.arn, "dead_letter_queue", k.ns.arn(r.DeadLetterQueue))
 				pending = true
 			}
 		}
-		if !inStore[name] {
-			s.log.Warn("sqsapi: a queue defined has no messages stored: it is created empty", "queue", name, "store", s.st.String())
+		if !inStore[fn] {
+			s.log.Warn("sqsapi: a queue defined has no messages stored: it is created empty", "queue", qs.arn, "store", s.st.String())
 		}
-		q, err := fifoq.New(name, s.queueOptions(r.options(dlq, refusing[name]))...)
+		q, err := fifoq.New(fn, s.queueOptions(r.options(dlq, refusing[fn], inNS))...)
 		if dlq != nil && (errors.Is(err, fifoq.ErrInvalidRedrivePolicy) || errors.Is(err, fifoq.ErrRedriveNotAllowed)) {
 			s.log.Warn("sqsapi: the redrive policy of a queue is refused by its dead-letter queue: the policy is pending",
-				"queue", name, "dead_letter_queue", r.DeadLetterQueue, "error", err)
+				"queue", qs.arn, "dead_letter_queue", k.ns.arn(r.DeadLetterQueue), "error", err)
 			pending = true
-			q, err = fifoq.New(name, s.queueOptions(r.options(nil, refusing[name]))...)
+			q, err = fifoq.New(fn, s.queueOptions(r.options(nil, refusing[fn], inNS))...)
 		}
 		if err != nil {
 			if fifoq.ErrorCode(err) != "" {
-				return s.corrupt(fmt.Errorf("%s: %w", recordName(recordKey(kindQueue, name)), err))
+				return s.corrupt(fmt.Errorf("%s: %w", recordName(recordKey(kindQueue, fn)), err))
 			}
-			return fmt.Errorf("sqsapi: opening queue %s: %w", name, err)
+			return fmt.Errorf("sqsapi: opening queue %s: %w", qs.arn, err)
 		}
 		qs.q = q
 		if pending {
-			qs.pendingDLQ, qs.pendingCount = s.arnOf(r.DeadLetterQueue), r.MaxReceiveCount
+			qs.pendingDLQ, qs.pendingCount = k.ns.arn(r.DeadLetterQueue), r.MaxReceiveCount
 			s.pendLocked(qs)
 		}
-		s.queues[name] = qs
+		s.addLocked(qs)
 	}
 
-	for _, name := range slices.Sorted(maps.Keys(refusing)) {
-		q := s.queues[name].q
-		a := q.Attributes()
-		a.RedriveAllowPolicy = recs[name].allowPolicy()
-		if err := q.SetAttributes(a); err != nil {
+	for _, fn := range slices.Sorted(maps.Keys(refusing)) {
+		qs := s.byFifo[fn]
+		a := qs.q.Attributes()
+		a.RedriveAllowPolicy = recs[fn].allowPolicy(func(name string) string { return s.fifoName(qs.ns, name) })
+		if err := qs.q.SetAttributes(a); err != nil {
 			if fifoq.ErrorCode(err) != "" {
-				return s.corrupt(fmt.Errorf("%s: %w", recordName(recordKey(kindQueue, name)), err))
+				return s.corrupt(fmt.Errorf("%s: %w", recordName(recordKey(kindQueue, fn)), err))
 			}
-			return fmt.Errorf("sqsapi: opening queue %s: %w", name, err)
+			return fmt.Errorf("sqsapi: opening queue %s: %w", qs.arn, err)
 		}
 	}
 	return nil

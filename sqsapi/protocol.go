@@ -346,13 +346,13 @@ func (c *call) scheme() string {
 	return "http"
 }
 
-// queueURL returns the URL of the queue of that name, on the host the request was sent to.
-func (c *call) queueURL(s *Server, name string) string {
+// queueURL returns the URL of the queue of that account and name, on the host the request was sent to.
+func (c *call) queueURL(account, name string) string {
 	host := c.r.Host
 	if host == "" {
 		host = "localhost"
 	}
-	return c.scheme() + "://" + host + "/" + s.account + "/" + name
+	return c.scheme() + "://" + host + "/" + account + "/" + name
 }
 
 // succeed writes a successful response.

@@ -35,11 +35,11 @@ func createQueue(s *Server, c *call, in *createQueueInput) (output, error) {
 	if err := checkTags(nil, in.Tags); err != nil {
 		return nil, err
 	}
-	qs, err := s.createQueue(in.QueueName, in.Attributes, in.Tags)
+	qs, err := s.createQueue(s.requestNS(c.r), in.QueueName, in.Attributes, in.Tags)
 	if err != nil {
 		return nil, err
 	}
-	return queueURLOutput(c.queueURL(s, qs.name)), nil
+	return queueURLOutput(c.urlOf(qs)), nil
 }
 
 type getQueueURLInput struct {
@@ -56,14 +56,18 @@ func getQueueURL(s *Server, c *call, in *getQueueURLInput) (output, error) {
 	if in.QueueName == "" {
 		return nil, missing("QueueName")
 	}
-	if in.QueueOwnerAWSAccountId != "" && in.QueueOwnerAWSAccountId != s.account {
-		return nil, queueDoesNotExist(!c.json)
+	ns := s.requestNS(c.r)
+	if owner := in.QueueOwnerAWSAccountId; owner != "" {
+		if owner != s.account && !isAccountID(owner) {
+			return nil, queueDoesNotExist(!c.json)
+		}
+		ns.account = owner
 	}
-	qs := s.lookup(in.QueueName)
+	qs := s.lookup(ns, in.QueueName)
 	if qs == nil {
 		return nil, queueDoesNotExist(!c.json)
 	}
-	return queueURLOutput(c.queueURL(s, qs.name)), nil
+	return queueURLOutput(c.urlOf(qs)), nil
 }
 
 // queueURLsOutput is the result of ListQueues and ListDeadLetterSourceQueues.
@@ -103,7 +107,7 @@ func (in *listQueuesInput) fromQuery(f *form) error {
 }
 
 func listQueues(s *Server, c *call, in *listQueuesInput) (output, error) {
-	queues := s.sorted(in.QueueNamePrefix)
+	queues := s.sorted(s.requestNS(c.r), in.QueueNamePrefix)
 	out := &queueURLsOutput{name: "QueueUrls"}
 	err := paginate(c, s, queues, in.NextToken, in.MaxResults, out)
 	return out, err
@@ -138,7 +142,7 @@ func paginate(c *call, s *Server, queues []*queueState, token string, maxResults
 			}
 			break
 		}
-		out.urls = append(out.urls, c.queueURL(s, qs.name))
+		out.urls = append(out.urls, c.urlOf(qs))
 	}
 	return nil
 }
@@ -260,7 +264,7 @@ func (s *Server) setQueueAttributes(j *journal, c *call, qs *queueState, attrs m
 	_, redrive := attrs["RedrivePolicy"]
 	_, allow := attrs["RedriveAllowPolicy"]
 	if !redrive && !allow {
-		set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.lookup)
+		set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.finder(qs.ns))
 		if err != nil {
 			return err
 		}
@@ -271,11 +275,14 @@ func (s *Server) setQueueAttributes(j *journal, c *call, qs *queueState, attrs m
 	// the server no longer holds. A new RedriveAllowPolicy may let pending policies take this queue back.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.queues[qs.name] != qs {
+	if !s.holdsLocked(qs) {
 		return queueDoesNotExist(!c.json)
 	}
-	set, err := s.parseAttributes(qs.q.FIFO(), attrs, func(n string) *queueState { return s.queues[n] })
+	set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.finderLocked(qs.ns))
 	if err != nil {
+		return err
+	}
+	if err := s.checkSources(qs.ns, set); err != nil {
 		return err
 	}
 	pending := qs.pendingDLQ
@@ -297,7 +304,7 @@ func listDeadLetterSourceQueues(s *Server, c *call, in *listSourcesInput) (outpu
 		return nil, err
 	}
 	var sources []*queueState
-	for _, src := range s.sorted("") {
+	for _, src := range s.sorted(qs.ns, "") { // the sources of a dead-letter queue are in its namespace
 		if src.q.Attributes().DeadLetterQueue == qs.q {
 			sources = append(sources, src)
 		}

@@ -19,14 +19,26 @@ import (
 // beside them what SQS knows of a queue that a fifoq.Queue does not, under keys that start with keyPrefix,
 // the byte the store leaves to this package (internal/store.EngineOf):
 //
-//	[keyPrefix] 'q' name                -> a queue's definition: its attributes as GetQueueAttributes shows
-//	                                       them, its tags, its created and modified times, and its redrive
-//	                                       policy (bound, or pending while its dead-letter queue is deleted)
+//	[keyPrefix] 'q' name                -> a queue's definition: its account, region and name, its
+//	                                       attributes as GetQueueAttributes shows them, its tags, its created
+//	                                       and modified times, and its redrive policy (bound, or pending while
+//	                                       its dead-letter queue is deleted)
 //	[keyPrefix] 'd' name                -> a name deleted less than 60 seconds ago, and when
 //	[keyPrefix] 't' expires(8) messageID -> the AWSTraceHeader of a message, until the server forgets it
+//	[keyPrefix] 'p'                     -> the plain namespace: the account and region whose queues have their
+//	                                       own names in the store
 //
-// Every value starts with a version byte, recordVersion. A queue's definition is JSON after it, a deleted
-// name the Unix time of its deletion in nanoseconds (a varint), a trace header its bytes. expires is Unix
+// name is the queue's name in fifoq and the store (Server.fifoName): its own name in the plain namespace,
+// a hash of its account, region and name elsewhere. The plain namespace is the default account and region
+// of the first server opened on the store, recorded then; a store from before namespaces has no such
+// record, and its queues are those of the plain namespace, the defaults of the server that opens it.
+//
+// Every value starts with a version byte, recordVersion. A queue's definition is JSON after it, where
+// account, region and name may be missing: a record from before namespaces, of a queue of the plain
+// namespace named by its key. The dead-letter queue and the sources of a RedriveAllowPolicy in a
+// definition are names in the queue's namespace. A deleted name is the Unix time of its deletion in
+// nanoseconds (a varint); at version deletedVersion, the account, region and name follow it, each a uvarint
+// length and its bytes. A trace header is its bytes. The plain namespace is JSON. expires is Unix
 // nanoseconds, big-endian, with the sign bit flipped, so the trace headers sort oldest first.
 //
 // Each change of a queue's definition writes the whole definition again, under the queue's lock, so the
@@ -39,8 +51,10 @@ const (
 	kindQueue   byte = 'q'
 	kindDeleted byte = 'd'
 	kindTrace   byte = 't'
+	kindPlain   byte = 'p'
 
-	recordVersion byte = 1
+	recordVersion  byte = 1
+	deletedVersion byte = 2 // a deleted name with its account, region and name
 )
 
 func recordKey(kind byte, name string) []byte {
@@ -55,6 +69,11 @@ func traceKey(expires time.Time, messageID string) []byte {
 
 // A queueRecord is a queue's definition as stored.
 type queueRecord struct {
+	// The queue's namespace and name; all three missing in a record from before namespaces.
+	Account string `json:"account,omitempty"`
+	Region  string `json:"region,omitempty"`
+	Name    string `json:"name,omitempty"`
+
 	Created  int64 `json:"created"` // Unix nanoseconds
 	Modified int64 `json:"modified"`
 
@@ -82,13 +101,16 @@ type queueRecord struct {
 
 type allowRecord struct {
 	Permission string   `json:"permission"`        // allowAll, denyAll or byQueue
-	Sources    []string `json:"sources,omitempty"` // queue names
+	Sources    []string `json:"sources,omitempty"` // queue names, in the queue's namespace
 }
 
 // recordOfLocked returns qs's definition as stored. qs.mu must be held.
 func (s *Server) recordOfLocked(qs *queueState) *queueRecord {
 	a := qs.q.Attributes()
 	r := &queueRecord{
+		Account:           qs.ns.account,
+		Region:            qs.ns.region,
+		Name:              qs.name,
 		Created:           qs.created.UnixNano(),
 		Modified:          qs.modified.UnixNano(),
 		VisibilityTimeout: a.VisibilityTimeout,
@@ -105,14 +127,17 @@ func (s *Server) recordOfLocked(qs *queueState) *queueRecord {
 		r.FifoThroughputLimit = qs.throughput
 	}
 	if qs.allowSet {
-		r.RedriveAllowPolicy = &allowRecord{Permission: a.RedriveAllowPolicy.Permission.String(), Sources: a.RedriveAllowPolicy.Sources}
+		r.RedriveAllowPolicy = &allowRecord{Permission: a.RedriveAllowPolicy.Permission.String()}
+		for _, fn := range a.RedriveAllowPolicy.Sources {
+			r.RedriveAllowPolicy.Sources = append(r.RedriveAllowPolicy.Sources, s.keyOf(fn).name) // in qs.ns: checkSources
+		}
 	}
 	switch {
 	case a.DeadLetterQueue != nil:
-		r.DeadLetterQueue, r.MaxReceiveCount = a.DeadLetterQueue.Name(), a.MaxReceiveCount
+		r.DeadLetterQueue, r.MaxReceiveCount = s.keyOf(a.DeadLetterQueue.Name()).name, a.MaxReceiveCount // in qs.ns
 	case qs.pendingDLQ != "":
-		name, _ := s.nameOfARN(qs.pendingDLQ) // made by arnOf
-		r.DeadLetterQueue, r.MaxReceiveCount, r.Pending = name, qs.pendingCount, true
+		k, _ := parseARN(qs.pendingDLQ) // made by namespace.arn, in qs.ns
+		r.DeadLetterQueue, r.MaxReceiveCount, r.Pending = k.name, qs.pendingCount, true
 	}
 	return r
 }
@@ -133,7 +158,7 @@ func (r *queueRecord) encode() []byte {
 	return append([]byte{recordVersion}, data...)
 }
 
-// decodeQueueRecord reads a queue's definition and checks what fifoq.New will not.
+// decodeQueueRecord reads a queue's definition and checks what fifoq.New will not. name is its key's.
 func decodeQueueRecord(name string, v []byte) (*queueRecord, error) {
 	if len(v) == 0 || v[0] != recordVersion {
 		return nil, badVersion(v)
@@ -149,6 +174,10 @@ func decodeQueueRecord(name string, v []byte) (*queueRecord, error) {
 	}
 	fifo := strings.HasSuffix(name, ".fifo")
 	switch {
+	case (r.Account == "") != (r.Name == "") || (r.Account == "") != (r.Region == ""):
+		return nil, errors.New("an account, region and name, not all three")
+	case r.Name != "" && strings.HasSuffix(r.Name, ".fifo") != fifo:
+		return nil, fmt.Errorf("name %s", r.Name)
 	case r.Created <= 0 || r.Modified <= 0:
 		return nil, fmt.Errorf("created %d, modified %d", r.Created, r.Modified)
 	case !fifo && (r.ContentBasedDeduplication || r.DeduplicationScope != "" || r.FifoThroughputLimit != ""):
@@ -205,30 +234,37 @@ func parsePermission(v string) (fifoq.RedrivePermission, bool) {
 	return 0, false
 }
 
-// allowPolicy returns the redrive allow policy of the record.
-func (r *queueRecord) allowPolicy() fifoq.RedriveAllowPolicy {
+// allowPolicy returns the redrive allow policy of the record, its sources named by fifoName(ns, source).
+func (r *queueRecord) allowPolicy(fifoName func(string) string) fifoq.RedriveAllowPolicy {
 	if r.RedriveAllowPolicy == nil {
 		return fifoq.RedriveAllowPolicy{}
 	}
 	p, _ := parsePermission(r.RedriveAllowPolicy.Permission) // checked by decodeQueueRecord
-	return fifoq.RedriveAllowPolicy{Permission: p, Sources: slices.Clone(r.RedriveAllowPolicy.Sources)}
+	out := fifoq.RedriveAllowPolicy{Permission: p}
+	for _, src := range r.RedriveAllowPolicy.Sources {
+		out.Sources = append(out.Sources, fifoName(src))
+	}
+	return out
 }
 
-// allows reports whether the record's redrive allow policy lets source use the queue as its dead-letter queue.
+// allows reports whether the record's redrive allow policy lets source (a name in the queue's namespace) use
+// the queue as its dead-letter queue.
 func (r *queueRecord) allows(source string) bool {
-	p := r.allowPolicy()
-	switch p.Permission {
+	if r.RedriveAllowPolicy == nil {
+		return true
+	}
+	switch p, _ := parsePermission(r.RedriveAllowPolicy.Permission); p {
 	case fifoq.RedriveAllowAll:
 		return true
 	case fifoq.RedriveByQueue:
-		return slices.Contains(p.Sources, source)
+		return slices.Contains(r.RedriveAllowPolicy.Sources, source)
 	}
 	return false
 }
 
 // options returns the fifoq options of the queue the record defines: its attributes, with the dead-letter
-// queue dlq (nil for none) and, unless allowAll, its redrive allow policy.
-func (r *queueRecord) options(dlq *fifoq.Queue, allowAll bool) []fifoq.Option {
+// queue dlq (nil for none) and, unless allowAll, its redrive allow policy (fifoName names its sources).
+func (r *queueRecord) options(dlq *fifoq.Queue, allowAll bool, fifoName func(string) string) []fifoq.Option {
 	opts := []fifoq.Option{
 		fifoq.WithVisibilityTimeout(r.VisibilityTimeout),
 		fifoq.WithDelay(r.Delay),
@@ -246,24 +282,74 @@ func (r *queueRecord) options(dlq *fifoq.Queue, allowAll bool) []fifoq.Option {
 		opts = append(opts, fifoq.WithDeadLetterQueue(dlq, r.MaxReceiveCount))
 	}
 	if !allowAll {
-		opts = append(opts, fifoq.WithRedriveAllowPolicy(r.allowPolicy()))
+		opts = append(opts, fifoq.WithRedriveAllowPolicy(r.allowPolicy(fifoName)))
 	}
 	return opts
 }
 
-func encodeDeleted(at time.Time) []byte {
-	return binary.AppendVarint([]byte{recordVersion}, at.UnixNano())
+func encodeDeleted(k queueKey, at time.Time) []byte {
+	b := binary.AppendVarint([]byte{deletedVersion}, at.UnixNano())
+	for _, s := range []string{k.ns.account, k.ns.region, k.name} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
 }
 
-func decodeDeleted(v []byte) (time.Time, error) {
+// decodeDeleted reads a deleted name. A record of version 1 has no namespace: the returned key is then
+// zero, for a name of the plain namespace.
+func decodeDeleted(v []byte) (queueKey, time.Time, error) {
+	if len(v) == 0 || v[0] != recordVersion && v[0] != deletedVersion {
+		return queueKey{}, time.Time{}, fmt.Errorf("version %d, want %d or %d", v[0], recordVersion, deletedVersion)
+	}
+	at, n := binary.Varint(v[1:])
+	if n <= 0 {
+		return queueKey{}, time.Time{}, errors.New("bad time")
+	}
+	rest := v[1+n:]
+	if v[0] == recordVersion {
+		if len(rest) != 0 {
+			return queueKey{}, time.Time{}, errors.New("bad time")
+		}
+		return queueKey{}, time.Unix(0, at), nil
+	}
+	var parts [3]string
+	for i := range parts {
+		l, n := binary.Uvarint(rest)
+		if n <= 0 || l == 0 || uint64(len(rest)-n) < l {
+			return queueKey{}, time.Time{}, errors.New("bad account, region or name")
+		}
+		parts[i], rest = string(rest[n:n+int(l)]), rest[n+int(l):]
+	}
+	if len(rest) != 0 {
+		return queueKey{}, time.Time{}, errors.New("data after the name")
+	}
+	return queueKey{namespace{account: parts[0], region: parts[1]}, parts[2]}, time.Unix(0, at), nil
+}
+
+// A plainRecord is the plain namespace as stored.
+type plainRecord struct {
+	Account string `json:"account"`
+	Region  string `json:"region"`
+}
+
+func encodePlain(ns namespace) []byte {
+	data, _ := json.Marshal(plainRecord{Account: ns.account, Region: ns.region}) // strings only
+	return append([]byte{recordVersion}, data...)
+}
+
+func decodePlain(v []byte) (namespace, error) {
 	if len(v) == 0 || v[0] != recordVersion {
-		return time.Time{}, badVersion(v)
+		return namespace{}, badVersion(v)
 	}
-	ns, n := binary.Varint(v[1:])
-	if n <= 0 || 1+n != len(v) {
-		return time.Time{}, errors.New("bad time")
+	var r plainRecord
+	if err := json.Unmarshal(v[1:], &r); err != nil {
+		return namespace{}, err
 	}
-	return time.Unix(0, ns), nil
+	if r.Account == "" || r.Region == "" {
+		return namespace{}, errors.New("no account or region")
+	}
+	return namespace{account: r.Account, region: r.Region}, nil
 }
 
 func encodeTrace(header string) []byte { return append([]byte{recordVersion}, header...) }
@@ -298,6 +384,8 @@ func recordName(k []byte) string {
 			if len(k) > 2+8 {
 				return "AWSTraceHeader record of message " + string(k[2+8:])
 			}
+		case kindPlain:
+			return "plain namespace record"
 		}
 	}
 	return fmt.Sprintf("record %q", k)
@@ -368,7 +456,7 @@ func (s *Server) putQueueLocked(j *journal, qs *queueState) {
 		return
 	}
 	b := s.eng.NewBatch()
-	b.Set(recordKey(kindQueue, qs.name), s.recordOfLocked(qs).encode())
+	b.Set(recordKey(kindQueue, qs.q.Name()), s.recordOfLocked(qs).encode())
 	s.commit(j, b)
 }
 

@@ -47,7 +47,7 @@ func TestRvMoveTaskHandlesForgotten(t *testing.T) {
 		handles := len(s.tasks)
 		s.tasksMu.Unlock()
 		require.Equal(t, 10, handles, "task handles after 12 tasks")
-		require.Len(t, s.lookup("rv-dlq").tasks, 10)
+		require.Len(t, s.lookup(s.plain, "rv-dlq").tasks, 10)
 
 		rvServe(t, s, "DeleteQueue", `{"QueueUrl":"http://localhost/000000000000/rv-dlq"}`)
 		s.tasksMu.Lock()

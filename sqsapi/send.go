@@ -213,6 +213,7 @@ func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	sys = headerTrace(c.r, sys)
 	r, err := qs.q.Send(c.ctx, m)
 	if err != nil {
 		failed := m // a copy, so that m stays on the stack
@@ -282,7 +283,7 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 			out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, err})
 			continue
 		}
-		systemBuf[len(msgs)] = sys
+		systemBuf[len(msgs)] = headerTrace(c.r, sys)
 		msgs, index = append(msgs, m), append(index, i)
 	}
 	var j journal

@@ -17,13 +17,17 @@ import (
 	"github.com/fifoq/fifoq/internal/store"
 )
 
-// A Server serves the Amazon SQS API from fifoq queues that it creates and holds by name, like one account in
-// one region. It is an http.Handler; it is safe for concurrent use by any number of requests. Create one with
+// A Server serves the Amazon SQS API from fifoq queues that it creates and holds by account, region and
+// name: each request acts in the account and region its credentials and endpoint name (see the package
+// documentation), WithAccountID and WithRegion giving the defaults. It is an http.Handler; it is safe for concurrent use by any number of requests. Create one with
 // NewServer, which keeps its queues in memory, or with Open, which keeps them in a fifoq.Store; the zero Server
 // is not usable.
 type Server struct {
-	region  string
-	account string
+	region  string // the default region
+	account string // the default account, and the SenderId of every message
+	// plain is the namespace whose queues have their own names in fifoq and the store (fifoName): the
+	// default namespace, or on a durable server the one its store recorded first.
+	plain   namespace
 	clock   fifoq.Clock // nil: the real clock
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
@@ -46,19 +50,24 @@ type Server struct {
 	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
 	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.
 	mu      sync.RWMutex
-	queues  map[string]*queueState // by name
-	deleted map[string]time.Time   // when each name deleted in the last 60 s was deleted, for QueueDeletedRecently
+	queues  map[namespace]map[string]*queueState // by namespace and name
+	byFifo  map[string]*queueState               // the same queues, by fifoq name
+	deleted map[queueKey]time.Time               // when each name deleted in the last 60 s was deleted, for QueueDeletedRecently
 	// pending holds, by dead-letter queue ARN, the queues whose redrive policy names a deleted queue
 	// (queueState.pendingDLQ).
 	pending map[string]map[*queueState]struct{}
 	// deletions counts the queues deleted so far; with none, no message can come from a deleted queue.
 	// A durable server starts at 1: its queues may hold messages from queues deleted before a restart.
 	deletions int
-	// unfinished holds the deleted names whose queue is still being removed from the store: their
+	// unfinished holds the deleted fifoq names whose queue is still being removed from the store: their
 	// QueueDeletedRecently rule does not end before it is.
 	unfinished map[string]struct{}
 
 	traces traceStore
+
+	// namesMu guards names: the namespace and name of each fifoq name fifoName made. It is taken last.
+	namesMu sync.RWMutex
+	names   map[string]queueKey
 
 	// tasksMu guards tasks. It is taken last: no other lock is taken while it is held.
 	tasksMu sync.Mutex
@@ -78,11 +87,13 @@ type config struct {
 // An Option configures a Server.
 type Option func(*config)
 
-// WithRegion sets the region the server stands for, which appears in queue ARNs. The default is "us-east-1".
+// WithRegion sets the default region: the region of a request whose credential scope and host name none
+// (see the package documentation). The default is "us-east-1".
 func WithRegion(region string) Option { return func(c *config) { c.region = region } }
 
-// WithAccountID sets the account the server stands for, which appears in queue URLs and ARNs and is the
-// SenderId of every message. The default is "000000000000".
+// WithAccountID sets the default account: the account of a request whose access key id is not a 12-digit
+// account id (see the package documentation). It is also the SenderId of every message. The default is
+// "000000000000".
 func WithAccountID(id string) Option { return func(c *config) { c.account = id } }
 
 // WithClock sets the clock of the queues the server creates, and of its own timestamps (CreatedTimestamp,
@@ -144,8 +155,11 @@ func newServer(opts []Option) *Server {
 		clock:      c.clock,
 		log:        c.log,
 		secret:     c.secret,
-		queues:     make(map[string]*queueState),
-		deleted:    make(map[string]time.Time),
+		plain:      namespace{account: c.account, region: c.region},
+		queues:     make(map[namespace]map[string]*queueState),
+		byFifo:     make(map[string]*queueState),
+		names:      make(map[string]queueKey),
+		deleted:    make(map[queueKey]time.Time),
 		unfinished: make(map[string]struct{}),
 		pending:    make(map[string]map[*queueState]struct{}),
 		tasks:      make(map[string]*moveTask),
@@ -174,13 +188,18 @@ func (s *Server) BeginShutdown() {
 	}
 }
 
-// Queues returns the server's queues, sorted by name: a snapshot, which the queues created or deleted later
-// do not change. A metrics collector can ask for them at each scrape.
+// Queues returns the server's queues, of every account and region, sorted by name: a snapshot, which the
+// queues created or deleted later do not change. A metrics collector can ask for them at each scrape. A
+// queue of the default account and region has its own name (fifoq.Queue.Name); one of another account or
+// region has a name made of a hash of its account, region and name ("ns-" and 32 hexadecimal digits, with
+// ".fifo" for a FIFO queue), which is its name in the store too.
 func (s *Server) Queues() []*fifoq.Queue {
 	s.mu.RLock()
-	states := slices.Collect(maps.Values(s.queues))
+	states := slices.Collect(maps.Values(s.byFifo))
 	s.mu.RUnlock()
-	slices.SortFunc(states, func(a, b *queueState) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(states, func(a, b *queueState) int {
+		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.ns.account, b.ns.account), strings.Compare(a.ns.region, b.ns.region))
+	})
 	qs := make([]*fifoq.Queue, len(states))
 	for i, st := range states {
 		qs[i] = st.q
@@ -196,16 +215,17 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
-// Queue returns the queue of that name, for tests that look at or drive a queue directly.
+// Queue returns the queue of that name in the default account and region, for tests that look at or drive
+// a queue directly.
 func (s *Server) Queue(name string) (*fifoq.Queue, bool) {
-	qs := s.lookup(name)
+	qs := s.lookup(namespace{account: s.account, region: s.region}, name)
 	if qs == nil {
 		return nil, false
 	}
 	return qs.q, true
 }
 
-// CreateQueue does what the CreateQueue action does, from Go: attributes are SQS attribute names with
+// CreateQueue does what the CreateQueue action does, from Go, in the default account and region: attributes are SQS attribute names with
 // string values ("VisibilityTimeout": "60", "FifoQueue": "true", "RedrivePolicy": a JSON document, ...).
 // Creating a queue that exists with the same attributes returns it; different ones are an error. Errors
 // carry the SQS error code in their text.
@@ -213,7 +233,7 @@ func (s *Server) Queue(name string) (*fifoq.Queue, bool) {
 // On a server made with Open, the queue is stored before CreateQueue returns, and a queue that the store
 // holds already is an existing queue: the same rule applies.
 func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.Queue, error) {
-	qs, err := s.createQueue(name, attributes, nil)
+	qs, err := s.createQueue(namespace{account: s.account, region: s.region}, name, attributes, nil)
 	if err != nil {
 		return nil, err
 	}

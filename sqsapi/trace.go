@@ -1,12 +1,35 @@
 package sqsapi
 
 import (
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/sqsmd5"
 	"github.com/fifoq/fifoq/internal/store"
 )
+
+// traceIDHeader is the HTTP header of an X-Ray trace: SendMessage and SendMessageBatch take it for the
+// AWSTraceHeader of their messages that do not set that system attribute themselves.
+const traceIDHeader = "X-Amzn-Trace-Id"
+
+// headerTrace returns the system attributes of a message sent without an AWSTraceHeader of its own (sys
+// has none) by a request with an X-Amzn-Trace-Id header: that header as AWSTraceHeader, with the digest
+// of it as an attribute, as if given. A header too long for an AWSTraceHeader is ignored. sys is returned
+// unchanged when it has a header, or the request none.
+func headerTrace(r *http.Request, sys systemAttrs) systemAttrs {
+	if sys.traceHeader != "" {
+		return sys
+	}
+	h := r.Header.Get(traceIDHeader)
+	if h == "" || len(h) > maxTraceHeaderLen {
+		return sys
+	}
+	return systemAttrs{traceHeader: h, md5: sqsmd5.Attributes(map[string]fifoq.Attribute{
+		"AWSTraceHeader": {DataType: "String", StringValue: h}})}
+}
 
 // traceStore keeps the AWSTraceHeader system attribute of the messages sent with one, by MessageID. It lives
 // beside the queues rather than in fifoq.Message, where a field would cost every stored message 16 bytes

@@ -43,6 +43,13 @@ kept-alive connections up to a second to bring in the requests already sent on t
 requests in progress finish, all within --shutdown-timeout, and exits 0 (1 if it had to cut
 requests at the timeout); a second signal kills it.
 
+Accounts and regions are per request, so one server holds the queues of many, each apart (the
+same name in two regions is two queues): a request acts in the region of its SigV4 credential
+scope (the SDK's region), failing that the first label of the endpoint's host that is a region
+name (sqs.eu-west-1.localhost), failing that --region; and in the account of its access key id
+when that is 12 digits, else --account-id. A queue URL names its account (/<account>/<name>).
+--region and --account-id are these defaults, and the queues of --queue and --config are theirs.
+
 Every flag can be given by its environment variable instead; the command line wins. Requests
 are signed with AWS Signature Version 4 and checked only with --credentials, or with both
 FIFOQ_ACCESS_KEY_ID and FIFOQ_SECRET_ACCESS_KEY, which add one key.
@@ -123,8 +130,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "",
 		"`host:port` to serve Prometheus metrics on, at /metrics (and /health); port 0 picks a free port; "+
 			"empty: no metrics")
-	fs.StringVar(&cfg.region, "region", "us-east-1", "AWS `region` of the queue ARNs")
-	fs.StringVar(&cfg.account, "account-id", "000000000000", "AWS account `id` of the queue URLs and ARNs")
+	fs.StringVar(&cfg.region, "region", "us-east-1", "default AWS `region`: of a request whose credentials and host name none")
+	fs.StringVar(&cfg.account, "account-id", "000000000000", "default AWS account `id`: of a request whose access key id is not a 12-digit account id")
 	fs.StringVar(&cfg.account, "account", "000000000000", "the same as --account-id")
 	fs.StringVar(&configFile, "config", "",
 		"JSON `file` of queues to create: {\"queues\":[{\"name\":\"orders.fifo\",\"attributes\":{\"ContentBasedDeduplication\":\"true\"}}]}")
