@@ -1,4 +1,4 @@
-package sqsapi_test
+package conformance_test
 
 // Accounts and regions through the SDK (TestNs*): one server holds the queues of many accounts and regions
 // apart; the region comes from the request's credential scope or its host, the account from a 12-digit
