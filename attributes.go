@@ -34,6 +34,7 @@ type Attributes struct {
 	ReceiveWaitTime           time.Duration      // 0..20s
 	ContentBasedDeduplication bool               // FIFO only
 	DeduplicationScope        DeduplicationScope // FIFO only; 0 means DeduplicationScopeQueue
+	GroupOrder                GroupOrder         // FIFO; no effect on standard queues (not an SQS attribute)
 	DeadLetterQueue           *Queue             // nil: no redrive policy
 	MaxReceiveCount           int                // 1..1000 with a DeadLetterQueue, else 0
 	RedriveAllowPolicy        RedriveAllowPolicy // which queues may use this one as their dead-letter queue
@@ -50,6 +51,7 @@ func (q *Queue) Attributes() Attributes {
 		ReceiveWaitTime:           c.waitTime,
 		ContentBasedDeduplication: c.contentDedup,
 		DeduplicationScope:        c.scope,
+		GroupOrder:                c.groupOrder,
 		DeadLetterQueue:           c.dlq,
 		MaxReceiveCount:           c.maxReceiveCount,
 		RedriveAllowPolicy:        RedriveAllowPolicy{c.allow.Permission, slices.Clone(c.allow.Sources)},
@@ -66,7 +68,8 @@ var redriveMu sync.Mutex
 //
 // The changes apply as SQS applies them (spec 4.6, 5.3): a new retention period applies to the messages
 // already stored, so shortening it can expire them at once; a new delay applies to the delayed messages of
-// a FIFO queue, counted from their send, and only to new messages on a standard queue. The other settings
+// a FIFO queue, counted from their send, and only to new messages on a standard queue; a new group order
+// keeps the groups waiting now in their current order under GroupOrderAvailable. The other settings
 // apply from the next call that uses them; after a deduplication scope change the ids seen under the other
 // scope do not count, while those seen earlier under the same scope still do within their 5 minutes.
 func (q *Queue) SetAttributes(a Attributes) error {
@@ -97,6 +100,9 @@ func (q *Queue) SetAttributes(a Attributes) error {
 	if q.fifo && c.delay != old.delay {
 		q.redelayLocked(now)
 	}
+	if q.fifo {
+		q.groups.setOrder(c.groupOrder)
+	}
 	err = q.unlock().wait(q.st) // the next call expires what the new retention ended
 
 	if d := old.dlq; d != nil && d != c.dlq {
@@ -110,7 +116,7 @@ func (q *Queue) configWith(old *config, a Attributes) (*config, error) {
 	c := *old
 	c.visibility, c.delay, c.retention = a.VisibilityTimeout, a.Delay, a.Retention
 	c.maxSize, c.waitTime = a.MaxMessageSize, a.ReceiveWaitTime
-	c.contentDedup, c.scope = a.ContentBasedDeduplication, a.DeduplicationScope
+	c.contentDedup, c.scope, c.groupOrder = a.ContentBasedDeduplication, a.DeduplicationScope, a.GroupOrder
 	if c.scope == 0 {
 		c.scope = DeduplicationScopeQueue
 	}
@@ -177,7 +183,7 @@ func (q *Queue) redelayLocked(now tick) {
 			q.scheduleLocked(m, t)
 		} else {
 			q.makeVisibleLocked(m)
-			t = 0
+			t = now // its delay ended now: the instant recovery orders its group by
 		}
 		if q.st != nil {
 			q.putMessageLocked(q.batchLocked(), m, t)

@@ -52,8 +52,10 @@ type BatchOptions struct {
 
 // A Batcher builds batches of messages from a source the way a Lambda event source mapping builds the
 // payload of one invocation. On a FIFO queue the messages of one group are contiguous and in order, groups
-// are taken oldest first, and a group is never in two batches at once, since a receive never returns a
-// group with messages in flight. A Batcher is meant for one goroutine at a time.
+// are taken in the queue's group order (by default the order they became available, so a group whose
+// messages come back waits behind the groups already waiting; see [WithGroupOrder]), and a group is never in
+// two batches at once, since a receive never returns a group with messages in flight. A Batcher is meant for
+// one goroutine at a time.
 type Batcher struct {
 	src   Source
 	o     BatchOptions
@@ -123,6 +125,11 @@ func (o BatchOptions) validate(fifo bool) error {
 // do not fit in the batch (MaxBytes) are made visible again at once; their receive count has risen by one.
 // With no Window, a Source other than a *Queue gives the messages of one receive, as Lambda's poller does:
 // over a network a second receive to fill the batch would cost a round trip.
+//
+// On a FIFO queue a batch holds groups in the order the receives give them: by default the order in which
+// they became available, as observed on SQS, so messages made visible again (released, failed, timed out)
+// queue behind the groups already waiting. SQS does not guarantee an order between groups; a handler should
+// not depend on it.
 func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) { return b.next(ctx, -1) }
 
 // next is Next, waiting at most firstWait for a first message when firstWait >= 0: it returns no batch

@@ -67,7 +67,8 @@ type ConsumerOptions struct {
 	// past it fails its batch. It must not exceed the visibility timeout of the receives. 0 means none.
 	HandlerTimeout time.Duration
 	// RetryImmediately makes the messages of a failed batch visible at once, instead of after their
-	// visibility timeout as on Lambda.
+	// visibility timeout as on Lambda. On a FIFO queue the failed groups then wait behind the groups that
+	// were waiting already (by default: see [WithGroupOrder]), in batch order.
 	RetryImmediately bool
 	// Filter, if set, is asked about each message first (FilterCriteria): a message it rejects is deleted
 	// without being handled.
@@ -469,10 +470,13 @@ func (c *Consumer) settle(batch, failed []Delivery) error {
 			ok = append(ok, d)
 		}
 	}
+	// Deleted first, so that on a FIFO queue no failed group is unblocked by the delete of its handled
+	// messages: with RetryImmediately the failed groups become available again in batch order.
+	err := c.delete(ok)
 	if c.o.RetryImmediately {
 		c.batcher.release(failed)
 	}
-	return c.delete(ok)
+	return err
 }
 
 // delete deletes ds, 10 at a time.

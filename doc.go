@@ -71,10 +71,16 @@
 // with a message in flight gives nothing more until that message is deleted or becomes visible again, and a
 // message that becomes visible again is delivered before the later messages of its group.
 //
-// A receive takes the available group whose oldest message was sent first, returns as many of that group's
-// messages as the request has room for, then goes on to the next group. SQS does not promise any order
-// between groups; fifoq's choice is deterministic, but code that works on SQS should not depend on it. A
-// receive finds the next group in O(log g) for g groups and never looks at a blocked one.
+// A group is available when its oldest message is visible. A receive takes the available groups in the order
+// they became available, as observed on SQS: a new group from its first message's arrival (or the end of its
+// delay), a group whose messages become visible again (visibility timeout ending, [Queue.ChangeVisibility] to
+// 0, a receive with [ExplicitZero] visibility timeout, a failed [Consumer] batch) or whose in-flight messages
+// are deleted or moved to the dead-letter queue from that moment on, behind the groups already waiting. From
+// each group it returns as many messages as the request has room for, then goes on to the next group.
+// [WithGroupOrder] ([GroupOrderOldestMessage]) serves first the group whose oldest message was sent first
+// instead. Inter-group order is not an SQS guarantee: fifoq's order is deterministic, but code that must work
+// on SQS should not depend on it. A receive finds the next group in O(log g) for g groups and never looks at
+// a blocked one.
 //
 // Standard queues have no ordering guarantee on SQS. fifoq delivers their messages in the order they became
 // visible (send order, for messages without a delay), except that messages whose visibility timeout ended are

@@ -212,7 +212,8 @@ func TestFIFOGroupBlocking(t *testing.T) {
 
 // TestFIFOVisiblePrefix checks spec 2.9 (scenario 16): three messages [A, B, C] of one group are received
 // together with VT 1s and one of them is extended to 4s; at 2.5s a receive returns only the messages before
-// the first one still in flight.
+// the first one still in flight. The other group, waiting since its send, comes first by default (spec 2.12),
+// last by the oldest message.
 func TestFIFOVisiblePrefix(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -223,42 +224,59 @@ func TestFIFOVisiblePrefix(t *testing.T) {
 		{extend: "B", want: []string{"A"}},
 		{extend: "C", want: []string{"A", "B"}},
 	} {
-		t.Run("extend "+tc.extend, func(t *testing.T) {
-			t.Parallel()
-			fvEachClock(t, func(t *testing.T, c fvClock) {
-				q := fvNew(t, c, "prefix.fifo")
-				for _, b := range []string{"A", "B", "C"} {
-					fvSend(t, q, "g", b)
-				}
-				fvSend(t, q, "other", "X")
-				ds := fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: 3, VisibilityTimeout: time.Second})
-				require.Equal(t, []string{"A", "B", "C"}, fvBodies(ds))
-				require.NoError(t, q.ChangeVisibility(context.Background(), fvHandle(t, ds, tc.extend), 4*time.Second))
-				c.advance(2500 * time.Millisecond)
-				got := fvBodies(fvRecvN(t, q, 10))
-				require.Equal(t, append(slices.Clone(tc.want), "X"), got,
-					"extended %s to 4s, received at 2.5s: want the visible prefix %v, then the other group", tc.extend, tc.want)
+		for _, order := range []fifoq.GroupOrder{fifoq.GroupOrderAvailable, fifoq.GroupOrderOldestMessage} {
+			t.Run(fmt.Sprintf("extend %s/%v", tc.extend, order), func(t *testing.T) {
+				t.Parallel()
+				fvEachClock(t, func(t *testing.T, c fvClock) {
+					q := fvNew(t, c, "prefix.fifo", fifoq.WithGroupOrder(order))
+					for _, b := range []string{"A", "B", "C"} {
+						fvSend(t, q, "g", b)
+					}
+					fvSend(t, q, "other", "X")
+					ds := fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: 3, VisibilityTimeout: time.Second})
+					require.Equal(t, []string{"A", "B", "C"}, fvBodies(ds))
+					require.NoError(t, q.ChangeVisibility(context.Background(), fvHandle(t, ds, tc.extend), 4*time.Second))
+					c.advance(2500 * time.Millisecond)
+					got := fvBodies(fvRecvN(t, q, 10))
+					want := append([]string{"X"}, tc.want...) // X waited; g came back at 1s
+					if order == fifoq.GroupOrderOldestMessage {
+						want = append(slices.Clone(tc.want), "X")
+					}
+					require.Equal(t, want, got,
+						"extended %s to 4s, received at 2.5s: want the visible prefix %v and the other group", tc.extend, tc.want)
+				})
 			})
-		})
+		}
 	}
 }
 
 // TestFIFOTerminatedHeadWhileTailInFlight checks spec 2.9 (scenario 17): after ChangeVisibility(head, 0) the
 // head is receivable again while the message after it is still in flight, and that message is never returned.
+// The group g1 comes back behind g2, which was waiting (spec 2.12), but by the oldest message.
 func TestFIFOTerminatedHeadWhileTailInFlight(t *testing.T) {
 	t.Parallel()
-	q := fvNew(t, fvNewManual(), "terminate.fifo")
-	fvSend(t, q, "g1", "g1-m1")
-	fvSend(t, q, "g1", "g1-m2")
-	fvSend(t, q, "g1", "g1-m3")
-	fvSend(t, q, "g2", "g2-m1")
-	ds := fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: 2, VisibilityTimeout: 30 * time.Second})
-	require.Equal(t, []string{"g1-m1", "g1-m2"}, fvBodies(ds))
-	require.NoError(t, q.ChangeVisibility(context.Background(), ds[0].ReceiptHandle, 0))
-	got := fvRecvN(t, q, 3)
-	require.Equal(t, []string{"g1-m1", "g2-m1"}, fvBodies(got), "g1-m1 is visible again, g1-m2 still in flight")
-	require.Equal(t, 2, got[0].ReceiveCount)
-	fvRequireEmpty(t, q)
+	for _, tc := range []struct {
+		order fifoq.GroupOrder
+		want  []string
+	}{
+		{fifoq.GroupOrderAvailable, []string{"g2-m1", "g1-m1"}},
+		{fifoq.GroupOrderOldestMessage, []string{"g1-m1", "g2-m1"}},
+	} {
+		t.Run(tc.order.String(), func(t *testing.T) {
+			q := fvNew(t, fvNewManual(), "terminate.fifo", fifoq.WithGroupOrder(tc.order))
+			fvSend(t, q, "g1", "g1-m1")
+			fvSend(t, q, "g1", "g1-m2")
+			fvSend(t, q, "g1", "g1-m3")
+			fvSend(t, q, "g2", "g2-m1")
+			ds := fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: 2, VisibilityTimeout: 30 * time.Second})
+			require.Equal(t, []string{"g1-m1", "g1-m2"}, fvBodies(ds))
+			require.NoError(t, q.ChangeVisibility(context.Background(), ds[0].ReceiptHandle, 0))
+			got := fvRecvN(t, q, 3)
+			require.Equal(t, tc.want, fvBodies(got), "g1-m1 is visible again, g1-m2 still in flight")
+			require.Equal(t, 2, got[slices.IndexFunc(got, func(d fifoq.Delivery) bool { return d.Body == "g1-m1" })].ReceiveCount)
+			fvRequireEmpty(t, q)
+		})
+	}
 }
 
 // TestFIFODeleteUnblocks checks spec 2.9 (scenarios 18 and 19): deleting only the first of a group's in-flight
@@ -351,13 +369,12 @@ func TestFIFORedeliveredBeforeRestOfGroup(t *testing.T) {
 	})
 }
 
-// TestFIFOInterGroupOldestHeadFirst checks fifoq's own choice where spec 2.12 leaves inter-group order open:
-// groups are served by the send order of their head (oldest head first), including a head that became
-// visible again.
+// TestFIFOInterGroupOldestHeadFirst checks GroupOrderOldestMessage: groups are served by the send order of
+// their head (oldest head first), including a head that became visible again.
 func TestFIFOInterGroupOldestHeadFirst(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	q := fvNew(t, fvNewManual(), "intergroup.fifo")
+	q := fvNew(t, fvNewManual(), "intergroup.fifo", fifoq.WithGroupOrder(fifoq.GroupOrderOldestMessage))
 	fvSend(t, q, "g1", "a1")
 	fvSend(t, q, "g2", "b1")
 	fvSend(t, q, "g3", "c1")

@@ -2,6 +2,7 @@ package fifoq_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/store"
@@ -10,10 +11,12 @@ import (
 )
 
 // The restart variants of the state machine keep the queues in a store and add an action that stops the
-// process and starts it again: a clean Close, or a crash that loses every write not made durable. The model
-// does nothing on a restart: every change the queue reported was durable, and what a crash can lose (the
-// removal of an expired message) the queue does again. So after a restart the queues must agree with the
-// model exactly, receipt handles given out before included, as after any other step.
+// process and starts it again: a clean Close, or a crash that loses every write not made durable. Every
+// change the queue reported was durable, and what a crash can lose (the removal of an expired message) the
+// queue does again. The store does not keep when a FIFO group became available, so on a restart the model
+// orders its available groups again as recovery does (model.Queue.Restart). After a restart the queues must
+// agree with the model exactly, receipt handles given out before and the order of later receives included,
+// as after any other step.
 
 func TestModelRestart(t *testing.T) {
 	t.Parallel()
@@ -78,6 +81,7 @@ func mdlOptions(a fifoq.Attributes, st *fifoq.Store, dlq *fifoq.Queue) []fifoq.O
 		fifoq.WithMaxMessageSize(a.MaxMessageSize),
 		fifoq.WithReceiveWaitTime(a.ReceiveWaitTime),
 		fifoq.WithRedriveAllowPolicy(a.RedriveAllowPolicy),
+		fifoq.WithGroupOrder(a.GroupOrder),
 	}
 	if a.ContentBasedDeduplication {
 		opts = append(opts, fifoq.WithContentBasedDeduplication())
@@ -113,5 +117,11 @@ func (s *mdlMachine) restart(t *rapid.T) {
 	require.NoError(t, err, "open the queue again")
 	s.q = q
 	require.Equal(t, attrs.VisibilityTimeout, q.Attributes().VisibilityTimeout)
+	require.Equal(t, attrs.GroupOrder, q.Attributes().GroupOrder)
+	now := time.Now()
+	if s.dlq != nil {
+		s.dlq.m.Restart(now)
+	}
+	s.m.Restart(now)
 	s.check(t)
 }

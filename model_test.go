@@ -107,7 +107,7 @@ func mdlRun(t *rapid.T, fifo, withDLQ bool) { mdlRunWith(t, fifo, withDLQ, nil) 
 // mdlRunWith runs the state machine; with rs, on durable queues kept in rs's store, with a Restart action.
 func mdlRunWith(t *rapid.T, fifo, withDLQ bool, rs *mdlRestarter) {
 	ctx := context.Background()
-	var stored []fifoq.Option // WithStore, for the durable queues
+	var stored []fifoq.Option // options of both queues: WithStore, for the durable queues, and the group order
 	if rs != nil {
 		stored = []fifoq.Option{fifoq.WithStore(rs.start(t))}
 	}
@@ -115,12 +115,17 @@ func mdlRunWith(t *rapid.T, fifo, withDLQ bool, rs *mdlRestarter) {
 	if fifo {
 		name = "mdl.fifo"
 	}
+	// The group order of the FIFO queues; the standard ones take it too, and ignore it.
+	order := rapid.SampledFrom([]fifoq.GroupOrder{fifoq.GroupOrderAvailable, fifoq.GroupOrderOldestMessage}).Draw(t, "groupOrder")
+	stored = append(stored, fifoq.WithGroupOrder(order))
 	cfg := model.Config{
 		Name:       name,
 		FIFO:       fifo,
 		Visibility: rapid.SampledFrom([]time.Duration{0, time.Second, 30 * time.Second}).Draw(t, "queueVisibility"),
 		Delay:      rapid.SampledFrom([]time.Duration{0, 0, 2 * time.Second, time.Minute}).Draw(t, "queueDelay"),
 		Retention:  rapid.SampledFrom([]time.Duration{time.Minute, 3 * time.Minute, 4 * 24 * time.Hour}).Draw(t, "retention"),
+
+		OldestMessageFirst: order == fifoq.GroupOrderOldestMessage,
 	}
 	opts := []fifoq.Option{
 		fifoq.WithVisibilityTimeout(cfg.Visibility),
@@ -135,6 +140,8 @@ func mdlRunWith(t *rapid.T, fifo, withDLQ bool, rs *mdlRestarter) {
 			FIFO:       fifo,
 			Visibility: rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second}).Draw(t, "dlqVisibility"),
 			Retention:  rapid.SampledFrom([]time.Duration{time.Minute, 3 * time.Minute, 4 * 24 * time.Hour}).Draw(t, "dlqRetention"),
+
+			OldestMessageFirst: order == fifoq.GroupOrderOldestMessage,
 		}
 		if fifo {
 			dcfg.Name = "mdl-dlq.fifo"

@@ -91,6 +91,7 @@ type config struct {
 	waitTime     time.Duration
 	contentDedup bool
 	scope        DeduplicationScope
+	groupOrder   GroupOrder
 	fifoOnly     []string // FIFO-only options given, for the error on a standard queue
 	clock        Clock
 
@@ -140,6 +141,15 @@ func WithDeduplicationScope(s DeduplicationScope) Option {
 	}
 }
 
+// WithGroupOrder sets the order in which a FIFO queue serves its message groups: GroupOrderAvailable (the
+// default) serves them in the order they became available, as SQS is observed to, so a group whose messages
+// come back waits behind the groups already waiting; GroupOrderOldestMessage serves first the group whose
+// oldest message was sent first. Either way a receive fills its response from one group before it takes the
+// next, and keeps each group in send order. SQS promises no order between groups: code that must also work on
+// SQS should not depend on it. A standard queue accepts the option, which has no effect there. An unknown
+// order returns ErrInvalidQueueAttribute.
+func WithGroupOrder(o GroupOrder) Option { return func(c *config) { c.groupOrder = o } }
+
 // WithClock sets the queue's clock; the default is the real clock, which is also the virtual clock inside a
 // testing/synctest bubble.
 func WithClock(clk Clock) Option { return func(c *config) { c.clock = clk } }
@@ -188,7 +198,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 	q.epochNs = q.epoch.UnixNano()
 	q.cfg.Store(&cfg)
 	if fifo {
-		q.groups = newGroupSet()
+		q.groups = newGroupSet(cfg.groupOrder)
 	}
 	if d := cfg.dlq; d != nil {
 		if err := d.addSource(q); err != nil {
@@ -223,6 +233,8 @@ func (c *config) validate(fifo bool) error {
 		return reject(ErrFIFOOnly, "unknown attribute %s on standard queue", c.fifoOnly[0])
 	case c.scope != DeduplicationScopeQueue && c.scope != DeduplicationScopeMessageGroup:
 		return reject(ErrInvalidQueueAttribute, "deduplication scope %d", c.scope)
+	case c.groupOrder != GroupOrderAvailable && c.groupOrder != GroupOrderOldestMessage:
+		return reject(ErrInvalidQueueAttribute, "group order %d", c.groupOrder)
 	case c.maxSize < minMessageSize || c.maxSize > maxMessageSize:
 		return reject(ErrInvalidQueueAttribute, "maximum message size %d, want %d..%d", c.maxSize, minMessageSize, maxMessageSize)
 	case c.clock == nil:
@@ -291,18 +303,25 @@ func (q *Queue) time(t tick) time.Time { return q.epoch.Add(t) }
 // catchUpLocked applies everything due at now, each in O(log n): visibility timeouts and delays ending,
 // messages passing their retention (spec 5.2, in flight or not), deduplication ids and receive attempt ids
 // passing their 5 minutes.
+//
+// Visibility and retention come due in time order (at one instant, visibility first), so that FIFO groups
+// become available in the order they did: a group whose in-flight head passed its retention comes before a
+// group whose head became visible later.
 func (q *Queue) catchUpLocked(now tick) {
-	for m := q.due.peek(); m != nil && m.dueAt <= now; m = q.due.peek() {
-		q.due.pop()
-		if q.expiresAt(m) <= now {
-			q.dropLocked(m) // a message whose retention comes due from the index
-			q.counters.Expired++
-		} else {
-			q.makeVisibleLocked(m)
+	for {
+		m, old := q.due.peek(), q.all.head
+		dueFirst := m != nil && m.dueAt <= now && (old == nil || m.dueAt <= q.expiresAt(old))
+		if !dueFirst && (old == nil || q.expiresAt(old) > now) {
+			break
 		}
-	}
-	for m := q.all.head; m != nil && q.expiresAt(m) <= now; m = q.all.head {
-		q.dropLocked(m)
+		if !dueFirst {
+			m = old
+		} else if q.expiresAt(m) > m.dueAt {
+			q.due.pop()
+			q.makeVisibleLocked(m) // if its retention ends by now too, it goes when that comes due
+			continue
+		}
+		q.dropLocked(m) // past its retention: from the front, or from the index
 		q.counters.Expired++
 	}
 	if q.fifo {

@@ -16,10 +16,11 @@ type ReceiveOptions struct {
 
 // Receive returns up to o.MaxMessages visible messages and makes them invisible for the visibility timeout.
 //
-// On a FIFO queue it takes the available group with the oldest head first, and from each group its visible
+// On a FIFO queue it takes the available groups (those whose oldest message is visible) in the queue's group
+// order (see [WithGroupOrder]; by default the order they became available), and from each group its visible
 // prefix: the messages before the first one in flight, filling the request from one group before moving to
-// the next. A group with a message in flight gives nothing more until that message is
-// deleted or visible again. On a standard queue it returns messages whose visibility timeout ended first,
+// the next. A group with a message in flight gives nothing more until that message is deleted or visible
+// again. On a standard queue it returns messages whose visibility timeout ended first,
 // then the others in send order.
 //
 // With a wait (o.WaitTime or the queue's receive wait time) and nothing to return, Receive waits until a

@@ -9,6 +9,12 @@ import (
 // deduplication keys (oldest first, skipping the expired ones), then its messages in arrival order, each
 // into the send-order list, its group or ready list and the due index, with its receipt read right after
 // it. Times are absolute, so visibility timeouts, delays and retention ran on while the process was down.
+//
+// The store does not keep when a FIFO group became available. Under GroupOrderAvailable the groups available
+// at recovery are ordered by when their head became visible (its send or move in, the end of its delay or of
+// its last visibility timeout), then by the head's sequence number; groups that become available later
+// queue behind them as usual. A group unblocked by a delete counts from its head's visibility, not from
+// the delete.
 func (q *Queue) recover() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -27,6 +33,7 @@ func (q *Queue) recover() error {
 			err = &corruptRecord{err}
 		}
 	}
+
 	if err != nil {
 		q.jb, q.jsync = nil, false
 		if c, ok := err.(*corruptRecord); ok {
@@ -40,6 +47,10 @@ func (q *Queue) recover() error {
 		if m == nil {
 			q.freeSlots = append(q.freeSlots, int32(i))
 		}
+	}
+	q.catchUpLocked(now) // what passed its retention goes now, before the groups take their order
+	if q.fifo {
+		q.groups.recovered(r.available)
 	}
 	q.commitLocked() // the receipts of gone messages that it deleted: no sync needed
 	return nil
@@ -59,6 +70,9 @@ type recovery struct {
 	msg     *storedMessage // the message read last, until its receipt may follow
 	receipt *storedReceipt
 	rec     storedReceipt
+
+	// FIFO: the groups whose first message within its retention is visible, with when it became visible.
+	available []recoveredGroup
 }
 
 func (r *recovery) record(k, v []byte) error {
@@ -175,15 +189,19 @@ func (r *recovery) finish() error {
 	}
 	// A visible message takes the state it had before it became visible, for makeVisibleLocked to put it
 	// where such a message goes: in flight for one received here, delayed for one never received.
-	state, due, visible := StateDelayed, tick(0), true
+	// visibleAt is when it became visible, if it is.
+	state, due, visible, visibleAt := StateDelayed, tick(0), true, m.sentAt
 	switch {
 	case rc != nil:
 		state = StateInFlight
-		if at := q.tickOf(rc.visibleAt); at > r.now {
-			due, visible = at, false
+		visibleAt = q.tickOf(rc.visibleAt)
+		if visibleAt > r.now {
+			due, visible = visibleAt, false
 		}
 	case delayEnd > r.now:
 		due, visible = delayEnd, false
+	case delayEnd != 0:
+		visibleAt = delayEnd
 	}
 	q.setStateLocked(m, state)
 	if q.fifo {
@@ -191,6 +209,13 @@ func (r *recovery) finish() error {
 	}
 	if visible {
 		q.makeVisibleLocked(m)
+		if q.fifo && q.expiresAt(m) > r.now {
+			// The group's head once the messages past their retention are gone (sooner ones expire
+			// sooner: a FIFO queue's messages are sent, or moved in, in time order).
+			if prev := m.queueLinks.prev; prev == nil || q.expiresAt(prev) <= r.now {
+				r.available = append(r.available, recoveredGroup{m.group, visibleAt, m.seq})
+			}
+		}
 	} else {
 		q.scheduleLocked(m, due)
 	}

@@ -241,14 +241,15 @@ func TestDrRestart(t *testing.T) {
 
 			// a becomes visible again, with its second receive, its attributes and its trace header.
 			d.clk.Advance(61 * time.Second)
+			// g2 waited since its send: it comes before g1, back at 60s.
 			got := d.receiveAll(orders)
-			require.Equal(t, []string{"a", "b", "c"}, sdBodies(got))
-			require.Equal(t, aws.ToString(a.MessageId), aws.ToString(got[0].MessageId))
-			require.Equal(t, "2", got[0].Attributes["ApproximateReceiveCount"])
-			require.Equal(t, sdTraceHeader, got[0].Attributes["AWSTraceHeader"])
-			sdRequireAttrs(t, sdAllTypes(), got[0])
-			require.Equal(t, "1", got[1].Attributes["ApproximateReceiveCount"])
-			require.NotContains(t, got[1].Attributes, "AWSTraceHeader")
+			require.Equal(t, []string{"c", "a", "b"}, sdBodies(got))
+			require.Equal(t, aws.ToString(a.MessageId), aws.ToString(got[1].MessageId))
+			require.Equal(t, "2", got[1].Attributes["ApproximateReceiveCount"])
+			require.Equal(t, sdTraceHeader, got[1].Attributes["AWSTraceHeader"])
+			sdRequireAttrs(t, sdAllTypes(), got[1])
+			require.Equal(t, "1", got[2].Attributes["ApproximateReceiveCount"])
+			require.NotContains(t, got[2].Attributes, "AWSTraceHeader")
 
 			// Past maxReceiveCount (2), a moves to the dead-letter queue with its MessageId and trace header;
 			// x (maxReceiveCount 1) too.

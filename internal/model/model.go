@@ -1,10 +1,14 @@
 // Package model is a reference model of fifoq's queue semantics, for property tests only.
 //
 // It is meant to be obviously correct rather than fast: messages live in one slice in send order, every
-// operation scans it, and time is an explicit argument. Nothing happens between calls; each call first drops
-// what has passed its retention or deduplication window at now. A message's state is computed from its
-// times, never stored: it is hidden before HiddenUntil (delayed if never received, in flight otherwise) and
-// visible from then on.
+// operation scans it, and time is an explicit argument. Nothing happens between calls; each call first
+// applies, in time order, what came due since the last one: messages becoming visible, messages passing
+// their retention, deduplication ids passing their window. A message's state is computed from its times: it
+// is hidden before HiddenUntil (delayed if never received, in flight otherwise) and visible from then on.
+//
+// A FIFO queue also keeps its available groups (those whose oldest message is visible) in a list, in the
+// order they became available: a group is appended when it becomes available and removed when it stops
+// being so. Receives serve the groups in that order (spec 2.12).
 //
 // The rules are those of the spec (shared/spec/sqs-semantics.md); comments name them.
 package model
@@ -48,6 +52,9 @@ type Config struct {
 	// received MaxReceiveCount times moves there on the receive that would raise its count past that (6.3).
 	DLQ             *Queue
 	MaxReceiveCount int
+	// OldestMessageFirst serves FIFO groups by the send order of their oldest message instead of the order
+	// they became available (fifoq's GroupOrderOldestMessage).
+	OldestMessageFirst bool
 }
 
 // Send is what a producer sends.
@@ -75,6 +82,8 @@ type Message struct {
 
 	DeadLetterSource string // in a dead-letter queue: the name of the queue it was moved from
 	source           *Queue // ... and that queue
+
+	shown bool // FIFO: its becoming visible at HiddenUntil has been applied to the available groups
 }
 
 // State is where a message is in its life.
@@ -144,6 +153,7 @@ type Queue struct {
 	purgedAt  time.Time
 	hasPurged bool
 	fates     map[string]Fate // message id -> how it left
+	avail     []string        // FIFO: the available groups, in the order they became available
 }
 
 // New returns an empty queue.
@@ -151,17 +161,97 @@ func New(cfg Config) *Queue {
 	return &Queue{cfg: cfg, receipts: map[string]string{}, fates: map[string]Fate{}}
 }
 
-// advance drops messages past their retention, in flight or not (5.2; in a dead-letter queue counted from
-// SentAt as 5.4 sets it), and deduplication ids past their 5 minutes (3.4).
+// An event is something that came due: a message becoming visible, or passing its retention.
+type event struct {
+	at     time.Time
+	expiry bool // passing its retention; else becoming visible
+	index  int  // of the message in send order
+	m      *Message
+}
+
+// advance applies what came due by now, in time order, at one instant visibility first, then in send
+// order: on a FIFO queue, a message becoming visible makes its group available if it is the group's oldest
+// (1.2.3, 2.11); a message past its retention (in flight or not: 5.2; in a dead-letter queue counted from
+// SentAt as 5.4 sets it) is dropped, which may make its group available. Then it drops the deduplication ids
+// past their 5 minutes (3.4).
 func (q *Queue) advance(now time.Time) {
-	q.msgs = slices.DeleteFunc(q.msgs, func(m *Message) bool {
-		if now.Before(m.SentAt.Add(q.cfg.Retention)) {
-			return false
+	var events []event
+	for i, m := range q.msgs {
+		if q.cfg.FIFO && !m.shown && !now.Before(m.HiddenUntil) {
+			events = append(events, event{at: m.HiddenUntil, index: i, m: m})
 		}
-		q.fates[m.ID] = Expired
-		return true
+		if at := m.SentAt.Add(q.cfg.Retention); !now.Before(at) {
+			events = append(events, event{at: at, expiry: true, index: i, m: m})
+		}
+	}
+	slices.SortStableFunc(events, func(a, b event) int {
+		switch {
+		case !a.at.Equal(b.at):
+			return a.at.Compare(b.at)
+		case a.expiry != b.expiry:
+			if a.expiry {
+				return 1
+			}
+			return -1
+		}
+		return a.index - b.index
 	})
+	for _, e := range events {
+		if !slices.Contains(q.msgs, e.m) {
+			continue // expired earlier in this loop
+		}
+		if e.expiry {
+			q.remove(e.m, Expired)
+		} else {
+			e.m.shown = true
+			q.refresh(e.m.GroupID)
+		}
+	}
 	q.dedup = slices.DeleteFunc(q.dedup, func(e dedupEntry) bool { return !now.Before(e.at.Add(DedupInterval)) })
+}
+
+// head returns the oldest stored message of group g, or nil.
+func (q *Queue) head(g string) *Message {
+	for _, m := range q.msgs {
+		if m.GroupID == g {
+			return m
+		}
+	}
+	return nil
+}
+
+// refresh puts FIFO group g at the end of the available groups if it has just become available (its oldest
+// message is visible), and takes it out if it is no longer available.
+func (q *Queue) refresh(g string) {
+	if !q.cfg.FIFO {
+		return
+	}
+	h := q.head(g)
+	available := h != nil && h.shown
+	listed := slices.Contains(q.avail, g)
+	switch {
+	case available && !listed:
+		q.avail = append(q.avail, g)
+	case !available && listed:
+		q.avail = slices.DeleteFunc(q.avail, func(x string) bool { return x == g })
+	}
+}
+
+// Restart is a restart of the queue at now from a store, which does not keep when groups became available:
+// the available groups are ordered again by when their oldest message became visible (its HiddenUntil),
+// then by send order (fifoq's recovery).
+func (q *Queue) Restart(now time.Time) {
+	q.advance(now)
+	if q.cfg.OldestMessageFirst {
+		return
+	}
+	slices.SortStableFunc(q.avail, func(a, b string) int {
+		ha, hb := q.head(a), q.head(b)
+		if c := ha.HiddenUntil.Compare(hb.HiddenUntil); c != 0 {
+			return c
+		}
+		return slices.Index(q.msgs, ha) - slices.Index(q.msgs, hb)
+	})
 }
 
 // Fate reports how the message id left this queue, if it did.
@@ -174,6 +264,7 @@ func (q *Queue) Fate(id string) (Fate, bool) {
 func (q *Queue) remove(m *Message, f Fate) {
 	q.msgs = slices.DeleteFunc(q.msgs, func(x *Message) bool { return x == m })
 	q.fates[m.ID] = f
+	q.refresh(m.GroupID)
 }
 
 // DedupKey returns the key a FIFO send is deduplicated under: its id, or the hex SHA-256 of the body with
@@ -211,19 +302,30 @@ func (q *Queue) Send(now time.Time, s Send, newID string) (id string, duplicate 
 
 // SetConfig changes the queue's visibility timeout, delay and retention at now. Retention applies to the
 // messages already stored (5.3); on a FIFO queue the new delay applies to the delayed messages, counted from
-// their send (4.6); on a standard queue they keep theirs.
+// their send (4.6): a delay that ended before now ends now; on a standard queue they keep theirs.
 func (q *Queue) SetConfig(now time.Time, visibility, delay, retention time.Duration) {
 	q.advance(now)
 	q.cfg.Visibility, q.cfg.Retention = visibility, retention
 	if q.cfg.FIFO && delay != q.cfg.Delay {
 		for _, m := range q.msgs {
 			if m.StateAt(now) == Delayed {
-				m.HiddenUntil = m.SentAt.Add(delay)
+				m.HiddenUntil = later(m.SentAt.Add(delay), now)
+				if !now.Before(m.HiddenUntil) {
+					m.shown = true
+					q.refresh(m.GroupID)
+				}
 			}
 		}
 	}
 	q.cfg.Delay = delay
 	q.advance(now)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // store adds a new message, deduplication aside.
@@ -239,18 +341,19 @@ func (q *Queue) store(now time.Time, s Send, newID string) {
 	}
 	q.msgs = append(q.msgs, &Message{
 		ID: newID, Body: s.Body, GroupID: s.GroupID, DeduplicationID: dedupID, Attributes: s.Attributes,
-		SentAt: now, HiddenUntil: now.Add(delay),
+		SentAt: now, HiddenUntil: now.Add(delay), shown: delay <= 0,
 	})
+	q.refresh(s.GroupID)
 }
 
 // Next returns the ids a receive of up to max messages takes at now, and the ids it moves to the dead-letter
 // queue instead (6.3): a visible message already received MaxReceiveCount times.
 //
 // FIFO, exactly (2.6, 2.9): a group is available when its head (oldest stored message) is visible; groups are
-// taken by the send order of their head (fifoq's rule: SQS leaves the order between groups open, 2.12), and
-// from each its visible prefix, the messages before the first hidden one, until max is reached. A message
-// past its receive limit met on the way moves to the dead-letter queue and the receive goes on with the
-// next one: a dead-lettered head unblocks its group at once (6.5).
+// taken in the order they became available (2.12; with OldestMessageFirst by the send order of their head),
+// and from each its visible prefix, the messages before the first hidden one, until max is reached. A
+// message past its receive limit met on the way moves to the dead-letter queue and the receive goes on with
+// the next one: a dead-lettered head unblocks its group at once (6.5).
 //
 // Standard: a receive may return any max of the visible messages (best-effort order, 1.1.3), so Next returns
 // every visible message under its limit in send order, and every one past it; the caller checks the real
@@ -280,19 +383,7 @@ func (q *Queue) next(now time.Time, max int, msgs []*Message) (ids, dead []strin
 		}
 		return ids, dead
 	}
-	// Group ids in the order of their heads; msgs is in send order, so the first message seen of a group
-	// is its head.
-	var heads []string
-	seen := map[string]bool{}
-	for _, m := range msgs {
-		if !seen[m.GroupID] {
-			seen[m.GroupID] = true
-			if m.StateAt(now) == Visible {
-				heads = append(heads, m.GroupID)
-			}
-		}
-	}
-	for _, g := range heads {
+	for _, g := range q.groupOrder(now, msgs) {
 		for _, m := range msgs {
 			if m.GroupID != g {
 				continue
@@ -308,6 +399,27 @@ func (q *Queue) next(now time.Time, max int, msgs []*Message) (ids, dead []strin
 		}
 	}
 	return ids, dead
+}
+
+// groupOrder returns the available groups of msgs (a subset of the stored messages in send order), in the
+// order they are served.
+func (q *Queue) groupOrder(now time.Time, msgs []*Message) []string {
+	if !q.cfg.OldestMessageFirst {
+		return slices.Clone(q.avail)
+	}
+	// Group ids in the order of their heads; msgs is in send order, so the first message seen of a group
+	// is its head.
+	var heads []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if !seen[m.GroupID] {
+			seen[m.GroupID] = true
+			if m.StateAt(now) == Visible {
+				heads = append(heads, m.GroupID)
+			}
+		}
+	}
+	return heads
 }
 
 // Receive records that a receive at now moved the messages dead to the dead-letter queue, in that order, and
@@ -334,8 +446,10 @@ func (q *Queue) Receive(now time.Time, ids, receipts []string, vt time.Duration,
 			m.FirstReceivedAt = now
 		}
 		m.Receipt, m.ReceivedAt, m.HiddenUntil = receipts[i], now, now.Add(vt)
+		m.shown = false // with vt 0, visible again after this receive: the next call applies it
 		q.receipts[receipts[i]] = id
 		counts[i] = m.ReceiveCount
+		q.refresh(m.GroupID)
 	}
 	return counts, nil
 }
@@ -350,21 +464,27 @@ func (q *Queue) acceptDeadLetter(now time.Time, m *Message, src *Queue) {
 		ID: m.ID, Body: m.Body, GroupID: m.GroupID, DeduplicationID: m.DeduplicationID, Attributes: m.Attributes,
 		SentAt: m.SentAt, HiddenUntil: now,
 		ReceiveCount: m.ReceiveCount, FirstReceivedAt: m.FirstReceivedAt,
-		DeadLetterSource: src.cfg.Name, source: src,
+		DeadLetterSource: src.cfg.Name, source: src, shown: true,
 	}
 	if q.cfg.FIFO {
 		c.DeduplicationID, c.SentAt = m.ID, now
 	}
 	q.msgs = append(q.msgs, c) // in the order messages arrive, whatever their SentAt
+	q.refresh(c.GroupID)
 }
 
 // MoveOrder returns the ids a move task started at now on this dead-letter queue moves, in order: its
 // visible messages, oldest first (6.9.4), as Messages lists them; on FIFO only those that keep group order,
-// a message moving only after every older message of its group. The spec leaves open the order of moved
-// messages sent at the same time in a standard dead-letter queue, which Messages lists in an order of its
-// own: the caller compares modulo that.
+// a message moving only after every older message of its group, and, unless OldestMessageFirst, as receives
+// would take them: group by group, in the order the groups became available. The spec leaves open the
+// order of moved messages sent at the same time in a standard dead-letter queue, which Messages lists in an
+// order of its own: the caller compares modulo that.
 func (q *Queue) MoveOrder(now time.Time) []string {
 	q.advance(now)
+	if q.cfg.FIFO && !q.cfg.OldestMessageFirst {
+		ids, _ := q.next(now, len(q.msgs), q.msgs)
+		return ids
+	}
 	blocked := map[string]bool{} // FIFO groups with an older message that stays
 	var out []string
 	for _, m := range q.msgs {
@@ -388,6 +508,9 @@ func (q *Queue) MoveOrder(now time.Time) []string {
 func (q *Queue) MoveBack(now time.Time, ids, newIDs []string) error {
 	if !slices.Equal(sortedCopy(ids), sortedCopy(q.MoveOrder(now))) || len(newIDs) != len(ids) {
 		return ErrNotMovable
+	}
+	for _, id := range ids {
+		q.find(id).source.advance(now)
 	}
 	for i, id := range ids {
 		m := q.find(id)
@@ -462,6 +585,10 @@ func (q *Queue) ChangeVisibility(now time.Time, receipt string, timeout time.Dur
 		return ErrVisibilityTimeout
 	}
 	m.HiddenUntil = now.Add(timeout)
+	if timeout == 0 {
+		m.shown = true // visible at once (1.2.7)
+		q.refresh(m.GroupID)
+	}
 	return nil
 }
 
@@ -476,7 +603,7 @@ func (q *Queue) Purge(now time.Time) error {
 	for _, m := range q.msgs {
 		q.fates[m.ID] = Purged
 	}
-	q.msgs, q.dedup = nil, nil
+	q.msgs, q.dedup, q.avail = nil, nil, nil
 	return nil
 }
 
