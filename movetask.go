@@ -68,7 +68,8 @@ type MoveTask struct {
 	status MoveTaskStatus
 }
 
-// StartMoveTask starts moving the messages of this dead-letter queue, oldest first: to dest, or, when dest
+// StartMoveTask starts moving the messages of this dead-letter queue, oldest first (on FIFO, group by group,
+// in the order a receive would serve the groups): to dest, or, when dest
 // is nil, each back to the queue it was moved from. Moved messages are new messages there (new MessageID,
 // send time and retention, receive count 0). rate limits the move to that many messages a second, at most
 // 500; 0 moves as fast as possible. The task moves as many messages as were visible when it started, and
@@ -295,9 +296,11 @@ func (q *Queue) acceptMoves(src *Queue, moves []move) error {
 	return q.unlock().wait(q.st)
 }
 
-// takeMoves takes up to n visible messages out of this dead-letter queue, oldest first (in the order they
-// arrived), each bound for dest or for the queue it came from. On a FIFO queue only the head of a group can
-// go, so group order holds: the available groups' tree gives the oldest head in O(log g). On a standard
+// takeMoves takes up to n visible messages out of this dead-letter queue, each bound for dest or for the
+// queue it came from. On a FIFO queue only the head of a group can go, so group order holds: the available
+// groups' tree gives the group a receive would serve first in O(log g) (the group of the oldest head under
+// GroupOrderOldestMessage), and that group keeps its place while its head moves, so a group's messages go
+// one after the other. On a standard
 // queue it walks the queue from its oldest message, passing over the ones in flight: few, in a dead-letter
 // queue. A message that cannot go (it has no source queue to return to, or is too large for its
 // destination) stays where it is, and its reason is returned with the moves before it.
