@@ -28,11 +28,11 @@ import (
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
-// clProtocols records the protocols of the requests a server was sent, and the clients' User-Agent.
+// clProtocols records the protocols of the requests a server was sent, and the first one's User-Agent.
 type clProtocols struct {
-	mu     sync.Mutex
-	seen   map[string]int
-	agents []string
+	mu    sync.Mutex
+	seen  map[string]int
+	agent string
 }
 
 func (p *clProtocols) wrap(h http.Handler) http.Handler {
@@ -43,8 +43,8 @@ func (p *clProtocols) wrap(h http.Handler) http.Handler {
 		}
 		p.mu.Lock()
 		p.seen[proto]++
-		if ua := r.Header.Get("User-Agent"); !slices.Contains(p.agents, ua) {
-			p.agents = append(p.agents, ua)
+		if p.agent == "" {
+			p.agent = r.Header.Get("User-Agent")
 		}
 		p.mu.Unlock()
 		h.ServeHTTP(w, r)
@@ -71,11 +71,11 @@ func (p *clProtocols) counts() map[string]int {
 	return maps.Clone(p.seen)
 }
 
-// userAgents returns the User-Agent headers the server saw.
-func (p *clProtocols) userAgents() []string {
+// userAgent returns the User-Agent of the first request.
+func (p *clProtocols) userAgent() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Clone(p.agents)
+	return p.agent
 }
 
 // clServer starts a server of its own on loopback.
@@ -287,7 +287,7 @@ func TestClientsAWSCLI(t *testing.T) {
 			if !strings.Contains(errOut, "(AWS.SimpleQueueService.NonExistentQueue)") || !strings.Contains(errOut, "GetQueueUrl") {
 				t.Errorf("get-queue-url of a missing queue: exit %d, stderr %q", code, errOut)
 			}
-			t.Logf("%s (%s) spoke %s (requests by protocol: %v)", cli, strings.Join(protocols.userAgents(), "; "),
+			t.Logf("%s (%s) spoke %s (requests by protocol: %v)", cli, protocols.userAgent(),
 				protocols.only(), protocols.counts())
 			if protocols.only() == "" {
 				t.Errorf("the CLI mixed protocols: %v", protocols.counts())
