@@ -601,7 +601,7 @@ func (c *bnRaw) send(_ context.Context, k int, batch bool) error {
 		if err != nil {
 			return err
 		}
-		if !bytes.Contains(resp, []byte(`"Failed":[]`)) {
+		if bytes.Contains(resp, []byte(`"Failed"`)) {
 			return fmt.Errorf("SendMessageBatch: an entry failed: %s", resp)
 		}
 		return nil
@@ -664,7 +664,7 @@ func (c *bnRaw) receiveDelete(context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if !bytes.Contains(resp, []byte(`"Failed":[]`)) {
+	if bytes.Contains(resp, []byte(`"Failed"`)) {
 		return 0, fmt.Errorf("DeleteMessageBatch: an entry failed: %s", resp)
 	}
 	return n, nil

@@ -25,8 +25,8 @@ func newError(code, format string, args ...any) *apiError {
 	return &apiError{code: code, message: fmt.Sprintf(format, args...), status: statusOf(code)}
 }
 
-// The query error codes this package sends. Codes with a modeled shape of another name are translated by
-// shapeOf; the others are their own shape name.
+// The query error codes this package sends. Codes whose JSON error shape has another name are translated
+// by shapeOf; the others are their own shape name.
 const (
 	codeInvalidParameterValue = "InvalidParameterValue"
 	codeMissingParameter      = "MissingParameter"
@@ -43,6 +43,7 @@ const (
 	codeResourceNotFound      = "ResourceNotFoundException"
 	codeInvalidAction         = "InvalidAction"
 	codeMissingAction         = "MissingAction"
+	codeUnknownOperation      = "UnknownOperationException"
 	codeSerialization         = "SerializationException"
 	codeTooLarge              = "RequestEntityTooLarge"
 	codeInternal              = "InternalFailure"
@@ -52,13 +53,37 @@ const (
 	codeSignatureDoesNotMatch = "SignatureDoesNotMatch"
 )
 
-// shapeOf returns the name of the error shape in the SQS model (the JSON __type after "#") for a query code.
+// shapeOf returns the name of the error shape that SQS's JSON protocol names in __type (after
+// "com.amazonaws.sqs#") for a query error code: the SQS model's shape whose awsQueryError code it is, and for
+// the two codes the model leaves to the common errors, the names AWS sends (InvalidParameterValueException,
+// MissingRequiredParameterException). Botocore reports the shape name as QueryErrorCode and the query code
+// (from x-amzn-query-error) as the error's Code; aws-sdk-go-v2 picks its modeled error type by the shape name.
 func shapeOf(code string) string {
 	switch code {
+	case codeInvalidParameterValue:
+		return "InvalidParameterValueException"
+	case codeMissingParameter:
+		return "MissingRequiredParameterException"
+	case "AccessDenied":
+		return "AccessDeniedException"
 	case codeNonExistentQueue:
 		return "QueueDoesNotExist"
 	case codeQueueAlreadyExists:
 		return "QueueNameExists"
+	case "KMS.AccessDeniedException":
+		return "KmsAccessDenied"
+	case "KMS.DisabledException":
+		return "KmsDisabled"
+	case "KMS.InvalidKeyUsageException":
+		return "KmsInvalidKeyUsage"
+	case "KMS.InvalidStateException":
+		return "KmsInvalidState"
+	case "KMS.NotFoundException":
+		return "KmsNotFound"
+	case "KMS.OptInRequired":
+		return "KmsOptInRequired"
+	case "KMS.ThrottlingException":
+		return "KmsThrottled"
 	}
 	return strings.TrimPrefix(code, "AWS.SimpleQueueService.")
 }
@@ -67,9 +92,9 @@ func shapeOf(code string) string {
 // traits): 400 unless listed.
 func statusOf(code string) int {
 	switch code {
-	case "AWS.SimpleQueueService.PurgeQueueInProgress", codeMissingToken, codeInvalidClientTokenID, codeSignatureDoesNotMatch:
+	case "AWS.SimpleQueueService.PurgeQueueInProgress", "InvalidSecurity", codeMissingToken, codeInvalidClientTokenID, codeSignatureDoesNotMatch:
 		return 403
-	case "ReceiptHandleIsInvalid", codeResourceNotFound:
+	case "ReceiptHandleIsInvalid", codeResourceNotFound, codeUnknownOperation, "InvalidAddress":
 		return 404
 	case codeTooLarge:
 		return 413

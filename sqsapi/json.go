@@ -10,15 +10,25 @@ import (
 )
 
 // jsonEncoder writes a response of the JSON protocol (awsJson1_0) by appending to a byte slice: no
-// reflection, and no allocation beyond the buffer, which is pooled.
+// reflection, and no allocation beyond the buffer, which is pooled. A list with no items is left out, as
+// SQS leaves out Messages when none was received and Failed (or Successful) when no entry failed (or
+// succeeded): SDKs tell an absent list from an empty one (aws-sdk-java-v2's hasFailed, for one).
 type jsonEncoder struct {
 	b     []byte
-	first []bool // per open object or array: whether the next member is its first
+	first []bool     // per open object or array: whether the next member is its first
+	lists []listMark // per open list: where it started, to take it back out if it stays empty
+}
+
+// A listMark is where an open list's member began, and whether it was its object's first member.
+type listMark struct {
+	start       int
+	parentFirst bool
 }
 
 func (e *jsonEncoder) reset() {
 	e.b = append(e.b[:0], '{')
 	e.first = append(e.first[:0], true)
+	e.lists = e.lists[:0]
 }
 
 func (e *jsonEncoder) finish() []byte {
@@ -88,11 +98,22 @@ func (e *jsonEncoder) blob(name string, v []byte) {
 }
 
 func (e *jsonEncoder) beginList(name, _ string) {
+	e.lists = append(e.lists, listMark{len(e.b), e.first[len(e.first)-1]})
 	e.key(name)
 	e.open('[')
 }
 
-func (e *jsonEncoder) endList() { e.close(']') }
+func (e *jsonEncoder) endList() {
+	m := e.lists[len(e.lists)-1]
+	e.lists = e.lists[:len(e.lists)-1]
+	if n := len(e.first) - 1; e.first[n] { // no item: leave the list out
+		e.b = e.b[:m.start]
+		e.first = e.first[:n]
+		e.first[n-1] = m.parentFirst
+		return
+	}
+	e.close(']')
+}
 
 func (e *jsonEncoder) listStr(v string) {
 	e.sep()
@@ -121,6 +142,54 @@ func (e *jsonEncoder) beginMapItem(k string) {
 }
 
 func (e *jsonEncoder) endMapItem() { e.close('}') }
+
+// queryJSONEncoder writes the result of a query-protocol request that asked for JSON (Accept:
+// application/json), as SQS answers one: the XML document's structure in JSON, with each member under its
+// member name (Attributes, not Attribute), lists as arrays, and maps as arrays of {"Name": k, "Value": v}
+// entries (the key and value names of the map's XML entries).
+type queryJSONEncoder struct {
+	jsonEncoder
+	maps []xmlFrame // per open map: its key and value names
+}
+
+func (e *queryJSONEncoder) reset() {
+	e.jsonEncoder.reset()
+	e.maps = e.maps[:0]
+}
+
+func (e *queryJSONEncoder) beginMap(name, _, key, value string) {
+	e.maps = append(e.maps, xmlFrame{key: key, value: value})
+	e.key(name)
+	e.open('[')
+}
+
+func (e *queryJSONEncoder) endMap() {
+	e.maps = e.maps[:len(e.maps)-1]
+	e.close(']')
+}
+
+func (e *queryJSONEncoder) mapStr(k, v string) {
+	f := e.maps[len(e.maps)-1]
+	e.sep()
+	e.open('{')
+	e.str(f.key, k)
+	e.str(f.value, v)
+	e.close('}')
+}
+
+func (e *queryJSONEncoder) beginMapItem(k string) {
+	f := e.maps[len(e.maps)-1]
+	e.sep()
+	e.open('{')
+	e.str(f.key, k)
+	e.key(f.value)
+	e.open('{')
+}
+
+func (e *queryJSONEncoder) endMapItem() {
+	e.close('}')
+	e.close('}')
+}
 
 // jsonSafe[c] is true for the ASCII bytes that go into a JSON string as they are.
 var jsonSafe = func() (t [utf8.RuneSelf]bool) {

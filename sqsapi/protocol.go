@@ -124,25 +124,28 @@ func keep[E any](s []E) []E {
 
 // A call is one request being served. Calls are pooled with their buffers.
 type call struct {
-	w         http.ResponseWriter
-	r         *http.Request
-	ctx       context.Context
-	json      bool // the JSON protocol; otherwise the query protocol
-	action    string
-	body      []byte
-	buf       []byte
-	form      form
-	requestID string
-	headers   *responseHeaders // holds requestID
-	queue     string           // the name of the queue the request is about, once resolved, for the log
-	status    int              // of the response, for the log
-	code      string           // the error code of a failed request, for the log
-	canceled  bool             // the action ended early because the request's context ended (see inProcess)
-	jenc      jsonEncoder
-	xenc      xmlEncoder
-	jdec      jsonDecoder
-	body1     io.LimitedReader // reads a body of known length
-	hot       hotPath
+	w    http.ResponseWriter
+	r    *http.Request
+	ctx  context.Context
+	json bool // the JSON protocol; otherwise the query protocol
+	// acceptJSON: a query-protocol request that asks for its answer in JSON (Accept: application/json)
+	acceptJSON bool
+	action     string
+	body       []byte
+	buf        []byte
+	form       form
+	requestID  string
+	headers    *responseHeaders // holds requestID
+	queue      string           // the name of the queue the request is about, once resolved, for the log
+	status     int              // of the response, for the log
+	code       string           // the error code of a failed request, for the log
+	canceled   bool             // the action ended early because the request's context ended (see inProcess)
+	jenc       jsonEncoder
+	xenc       xmlEncoder
+	qjenc      queryJSONEncoder
+	jdec       jsonDecoder
+	body1      io.LimitedReader // reads a body of known length
+	hot        hotPath
 }
 
 var callPool = sync.Pool{New: func() any { return new(call) }}
@@ -151,6 +154,8 @@ var callPool = sync.Pool{New: func() any { return new(call) }}
 var (
 	jsonContentType = []string{"application/x-amz-json-1.0"}
 	xmlContentType  = []string{"text/xml"}
+	// plainJSONContentType is that of the JSON answers to query-protocol requests.
+	plainJSONContentType = []string{"application/json"}
 )
 
 // ServeHTTP serves one SQS request: the JSON protocol when the request has an X-Amz-Target header, and the
@@ -195,11 +200,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if cap(c.xenc.b) > maxPooledBytes {
 			c.xenc.b = nil
 		}
+		if cap(c.qjenc.b) > maxPooledBytes {
+			c.qjenc.b = nil
+		}
 		if cap(c.jdec.scratch) > maxPooledBytes {
 			c.jdec.scratch = nil
 		}
 		c.hot.reset()
-		*c = call{buf: c.buf[:0], jenc: c.jenc, xenc: c.xenc, jdec: jsonDecoder{scratch: c.jdec.scratch[:0]}, hot: c.hot}
+		*c = call{buf: c.buf[:0], jenc: c.jenc, xenc: c.xenc, qjenc: c.qjenc, jdec: jsonDecoder{scratch: c.jdec.scratch[:0]},
+			hot: c.hot}
 		callPool.Put(c)
 	}()
 
@@ -214,7 +223,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h, ok := actionTable[c.action]
-	if !ok {
+	// A queue's URL is an endpoint of the query protocol for the actions on that queue, but not for
+	// CreateQueue and ListQueues, which SQS refuses there.
+	if !ok || !c.json && (c.action == "CreateQueue" || c.action == "ListQueues") && isQueuePath(r.URL.Path) {
 		c.fail(s, newError(codeInvalidAction, "The action %s is not valid for this endpoint.", c.action))
 		return
 	}
@@ -273,6 +284,7 @@ func (c *call) read(limit int64) error {
 	if c.json {
 		return nil
 	}
+	c.acceptJSON = acceptsJSON(r.Header["Accept"])
 	values, err := url.ParseQuery(string(c.body))
 	if err != nil {
 		return newError("MalformedQueryString", "The request body is not a well-formed form.")
@@ -289,9 +301,30 @@ func (c *call) read(limit int64) error {
 	c.form = newForm(values)
 	c.action = c.form.get("Action")
 	if c.action == "" {
+		if isQueuePath(r.URL.Path) {
+			// What SQS answers to a request to a queue's URL without an action (a GET of the URL in a
+			// browser): 404 and an XML document of that name, whatever the request accepts.
+			return newError(codeUnknownOperation, "")
+		}
 		return newError(codeMissingAction, "The request must contain the parameter Action.")
 	}
 	return nil
+}
+
+// isQueuePath reports whether a request's path is that of a queue's URL (/account/name) rather than the
+// endpoint's root.
+func isQueuePath(path string) bool {
+	return strings.Contains(strings.Trim(path, "/"), "/")
+}
+
+// acceptsJSON reports whether Accept header values ask for application/json.
+func acceptsJSON(accept []string) bool {
+	for _, v := range accept {
+		if strings.Contains(v, "application/json") {
+			return true
+		}
+	}
+	return false
 }
 
 // readAll appends everything r holds to b.
@@ -372,6 +405,10 @@ func (c *call) succeed(out output) {
 		c.w.Write(b)
 		return
 	}
+	if c.acceptJSON {
+		c.succeedQueryJSON(out)
+		return
+	}
 	h["Content-Type"] = xmlContentType
 	e := &c.xenc
 	e.reset()
@@ -380,9 +417,15 @@ func (c *call) succeed(out output) {
 	e.b = append(e.b, c.action...)
 	e.b = append(e.b, `Response xmlns="`+xmlNamespace+`">`...)
 	if out != nil {
-		e.start(c.action + "Result")
+		result := c.action + "Result"
+		e.start(result)
+		n := len(e.b)
 		out.encode(e)
-		e.end(c.action + "Result")
+		if len(e.b) == n {
+			e.b = append(e.b[:n-1], "/>"...) // an empty result is written <ReceiveMessageResult/>, as SQS does
+		} else {
+			e.end(result)
+		}
 	}
 	e.b = append(e.b, "<ResponseMetadata><RequestId>"...)
 	e.b = append(e.b, c.requestID...)
@@ -391,6 +434,31 @@ func (c *call) succeed(out output) {
 	e.b = append(e.b, "Response>"...)
 	h["Content-Length"] = c.headers.contentLength(len(e.b))
 	c.w.Write(e.b)
+}
+
+// succeedQueryJSON writes the successful answer to a query-protocol request that asked for JSON:
+// {"<Action>Response": {"<Action>Result": {...}, "ResponseMetadata": {"RequestId": "..."}}}.
+func (c *call) succeedQueryJSON(out output) {
+	h := c.w.Header()
+	h["Content-Type"] = plainJSONContentType
+	e := &c.qjenc
+	e.reset()
+	e.key(c.action + "Response")
+	e.open('{')
+	if out != nil {
+		e.key(c.action + "Result")
+		e.open('{')
+		out.encode(e)
+		e.close('}')
+	}
+	e.key("ResponseMetadata")
+	e.open('{')
+	e.str("RequestId", c.requestID)
+	e.close('}')
+	e.close('}')
+	b := e.finish()
+	h["Content-Length"] = c.headers.contentLength(len(b))
+	c.w.Write(b)
 }
 
 // fail writes an error response.
@@ -424,6 +492,29 @@ func (c *call) fail(s *Server, err error) {
 		e.reset()
 		e.str("__type", "com.amazonaws.sqs#"+shapeOf(ae.code))
 		e.str("message", ae.message)
+		c.w.Write(e.finish())
+		return
+	}
+	if ae.code == codeUnknownOperation {
+		h["Content-Type"] = xmlContentType
+		c.w.WriteHeader(ae.status)
+		c.w.Write([]byte("<UnknownOperationException/>"))
+		return
+	}
+	if c.acceptJSON {
+		// {"Error": {"Type": ..., "Code": ..., "Message": ...}, "RequestId": ...}: the XML ErrorResponse in
+		// JSON.
+		h["Content-Type"] = plainJSONContentType
+		c.w.WriteHeader(ae.status)
+		e := &c.qjenc
+		e.reset()
+		e.key("Error")
+		e.open('{')
+		e.str("Type", fault)
+		e.str("Code", ae.code)
+		e.str("Message", ae.message)
+		e.close('}')
+		e.str("RequestId", c.requestID)
 		c.w.Write(e.finish())
 		return
 	}
