@@ -1,4 +1,4 @@
-package sqsapi_test
+package conformance_test
 
 // Errors of the JSON protocol as SQS sends them and as aws-sdk-go-v2 reads them. For each error the test
 // provokes it through the SDK and checks both sides: on the wire, the HTTP status, the body's __type
