@@ -92,29 +92,35 @@ func TestCfReceiveMessageAttributeFilters(t *testing.T) {
 func TestCfReceiveSystemAttributeFilters(t *testing.T) {
 	t.Parallel()
 	std := []string{"ApproximateFirstReceiveTimestamp", "ApproximateReceiveCount", "SenderId", "SentTimestamp"}
+	type (
+		old = []types.QueueAttributeName
+		sys = []types.MessageSystemAttributeName
+	)
 	cases := []struct {
 		name  string
-		in    sqs.ReceiveMessageInput
+		old   old      // AttributeNames
+		sys   sys      // MessageSystemAttributeNames
+		msg   []string // MessageAttributeNames
 		want  []string
 		attrs bool // message attributes selected too
 	}{
-		{"All", sqs.ReceiveMessageInput{AttributeNames: []types.QueueAttributeName{"All"}}, std, false},
-		{"All+All", sqs.ReceiveMessageInput{AttributeNames: []types.QueueAttributeName{"All"}, MessageAttributeNames: []string{"All"}}, std, true},
-		{"system All", sqs.ReceiveMessageInput{MessageSystemAttributeNames: []types.MessageSystemAttributeName{"All"}}, std, false},
-		{"SenderId", sqs.ReceiveMessageInput{AttributeNames: []types.QueueAttributeName{"SenderId"}}, []string{"SenderId"}, false},
-		{"SenderId,SequenceNumber", sqs.ReceiveMessageInput{AttributeNames: []types.QueueAttributeName{"SenderId", "SequenceNumber"}}, []string{"SenderId"}, false},
-		{"system SentTimestamp", sqs.ReceiveMessageInput{MessageSystemAttributeNames: []types.MessageSystemAttributeName{"SentTimestamp"}}, []string{"SentTimestamp"}, false},
-		{"both lists", sqs.ReceiveMessageInput{AttributeNames: []types.QueueAttributeName{"SenderId"},
-			MessageSystemAttributeNames: []types.MessageSystemAttributeName{"ApproximateReceiveCount"}}, []string{"ApproximateReceiveCount", "SenderId"}, false},
-		{"prefix", sqs.ReceiveMessageInput{MessageSystemAttributeNames: []types.MessageSystemAttributeName{"Sent.*"}}, nil, false},
-		{"none", sqs.ReceiveMessageInput{}, nil, false},
+		{name: "All", old: old{"All"}, want: std},
+		{name: "All+All", old: old{"All"}, msg: []string{"All"}, want: std, attrs: true},
+		{name: "system All", sys: sys{"All"}, want: std},
+		{name: "SenderId", old: old{"SenderId"}, want: []string{"SenderId"}},
+		{name: "SenderId,SequenceNumber", old: old{"SenderId", "SequenceNumber"}, want: []string{"SenderId"}},
+		{name: "system SentTimestamp", sys: sys{"SentTimestamp"}, want: []string{"SentTimestamp"}},
+		{name: "both lists", old: old{"SenderId"}, sys: sys{"ApproximateReceiveCount"}, want: []string{"ApproximateReceiveCount", "SenderId"}},
+		{name: "prefix", sys: sys{"Sent.*"}},
+		{name: "none"},
 	}
 	e := sdSetup(t)
 	url := e.create("cf-sysfilters", sdKV("VisibilityTimeout", "0"))
 	e.send(url, "msg", sdWith("Foo", sdStr("Bar")))
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := tc.in
+			in := cfOldNames(tc.old)
+			in.MessageSystemAttributeNames, in.MessageAttributeNames = tc.sys, tc.msg
 			ms := e.receive(url, &in)
 			require.Len(t, ms, 1)
 			var got []string
@@ -129,6 +135,12 @@ func TestCfReceiveSystemAttributeFilters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cfOldNames is a receive with the deprecated AttributeNames.
+func cfOldNames(names []types.QueueAttributeName) sqs.ReceiveMessageInput {
+	//lint:ignore SA1019 the deprecated AttributeNames is still on the wire, and SDKs still send it
+	return sqs.ReceiveMessageInput{AttributeNames: names}
 }
 
 // Message attribute names follow AWS: letters and digits of any script, '_', '-', '.'; up to 256
