@@ -45,11 +45,12 @@ var (
 
 	// ErrEmptyBody: a message body has at least one character.
 	ErrEmptyBody = newError("MissingParameter", "the request must contain the parameter MessageBody")
-	// ErrInvalidMessageContents: a body or string attribute holds a character SQS does not allow.
+	// ErrInvalidMessageContents: a body holds a character SQS does not allow, or is not valid UTF-8.
 	ErrInvalidMessageContents = newError("InvalidMessageContents", "invalid characters in message")
 	// ErrMessageTooLarge: body plus attributes exceed the queue's maximum message size.
 	ErrMessageTooLarge = newError("InvalidParameterValue", "message too large")
-	// ErrInvalidMessageAttribute: more than 10 attributes, or a bad attribute name, type or value.
+	// ErrInvalidMessageAttribute: more than 10 attributes, or a bad attribute name, type or value (a String
+	// or Number value with a character a body could not hold among them).
 	ErrInvalidMessageAttribute = newError("InvalidParameterValue", "invalid message attribute")
 	// ErrMissingGroupID: every message sent to a FIFO queue needs a message group id.
 	ErrMissingGroupID = newError("MissingParameter", "the request must contain the parameter MessageGroupId")

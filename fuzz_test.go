@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fifoq/fifoq"
 	"github.com/stretchr/testify/require"
@@ -114,6 +115,11 @@ func FuzzSend(f *testing.F) {
 		{false, false, "hi", "", "", 0, "b", "Binary.png", ""},
 		{false, false, "hi", "", "", 0, "n", "Number", "abc"},
 		{false, false, "hi", "", "", 0, "s", "String.", "v"},
+		{false, false, "hi", "", "", 0, "attr.1øßä", "String", "Valida"}, // AWS accepts letters of any script
+		{false, false, "hi", "", "", 0, "Invalid-§-attr", "String", "v"},
+		{false, false, "hi", "", "", 0, "k", "String", "Invalid-\x08,\x0b"}, // InvalidParameterValue, not InvalidMessageContents
+		{false, false, "hi", "", "", 0, "k", "String", "lone \xed\xa0\x80 surrogate"},
+		{false, false, "lone \xed\xa0\x80 surrogate", "", "", 0, "", "", ""},
 		{false, false, "hi", "", "", 0, "", "String", "v"},
 		{false, false, strings.Repeat("x", 1024), "", "", 0, "", "", ""},
 		{false, false, strings.Repeat("x", 1025), "", "", 0, "", "", ""},
@@ -137,6 +143,10 @@ func FuzzSend(f *testing.F) {
 		res, err := q.Send(ctx, m)
 		if err != nil {
 			mdlRequireSentinel(t, err, "Send")
+			if errors.Is(err, fifoq.ErrInvalidMessageContents) {
+				require.False(t, utf8.ValidString(body) && !strings.ContainsFunc(body, mdlBadBodyRune),
+					"Send rejected the body %+q, whose characters are all allowed, as invalid contents", body)
+			}
 			require.Zero(t, res, "Send failed with %v but returned a result", err)
 			require.Equal(t, before, mdlStateOf(q), "Send failed with %v but changed the queue", err)
 			return
@@ -175,6 +185,18 @@ func FuzzSend(f *testing.F) {
 		}
 		require.Equal(t, stored, slices.Collect(q.Messages())[len(after.Messages)-1], "the caller changed its attributes after Send")
 	})
+}
+
+// mdlBadBodyRune reports whether r is a character a message body may not hold: outside #x9 | #xA | #xD |
+// #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF.
+func mdlBadBodyRune(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case r < 0x20, r >= 0xD800 && r < 0xE000, r == 0xFFFE, r == 0xFFFF:
+		return true
+	}
+	return false
 }
 
 func FuzzReceive(f *testing.F) {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -170,7 +171,8 @@ func validateAttribute(name string, a Attribute) (int, error) {
 			return 0, reject(ErrInvalidMessageAttribute, "attribute %q must contain a non-empty value of type %q (StringValue)", name, base)
 		}
 		if !validChars(a.StringValue) {
-			return 0, reject(ErrInvalidMessageContents, "attribute %q", name)
+			return 0, reject(ErrInvalidMessageAttribute, "attribute %q: the value has a character SQS does not allow "+
+				"(the characters of a message body)", name)
 		}
 		if base == "Number" && !validNumber(a.StringValue) {
 			return 0, reject(ErrInvalidMessageAttribute, "attribute %q: %q is not a number of at most 38 digits in 10^-128..10^126", name, a.StringValue)
@@ -185,23 +187,40 @@ func validateAttribute(name string, a Attribute) (int, error) {
 	return 0, reject(ErrInvalidMessageAttribute, "attribute %q: data type %q is not String, Number or Binary", name, a.DataType)
 }
 
+// validateAttributeName checks a message attribute name: 1..256 characters, each a letter or digit (in
+// any script: SQS takes "attr.1øßä") or one of '_', '-' and '.', in valid UTF-8; no leading or trailing
+// period, no two periods in a row, and no AWS. or Amazon. prefix in any case.
 func validateAttributeName(name string) error {
-	if name == "" || len(name) > maxAttributeName {
-		return reject(ErrInvalidMessageAttribute, "attribute name %q has %d characters, want 1..%d", name, len(name), maxAttributeName)
+	if name == "" || len(name) > maxAttributeName && utf8.RuneCountInString(name) > maxAttributeName {
+		return reject(ErrInvalidMessageAttribute, "attribute name %q has %d characters, want 1..%d", name,
+			utf8.RuneCountInString(name), maxAttributeName)
 	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !isWordChar(c) && c != '-' && c != '.' {
-			return reject(ErrInvalidMessageAttribute, "attribute name %q: only [A-Za-z0-9_.-]", name)
+	for i := 0; i < len(name); {
+		if c := name[i]; c < utf8.RuneSelf {
+			if !isWordChar(c) && c != '-' && c != '.' {
+				return reject(ErrInvalidMessageAttribute, "attribute name %q: only letters, digits, '_', '-' and '.'", name)
+			}
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && n == 1 || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return reject(ErrInvalidMessageAttribute, "attribute name %q: only letters, digits, '_', '-' and '.'", name)
+		}
+		i += n
 	}
-	lower := strings.ToLower(name)
 	switch {
-	case strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon."):
+	case hasPrefixFold(name, "aws.") || hasPrefixFold(name, "amazon."):
 		return reject(ErrInvalidMessageAttribute, "attribute name %q: the AWS. and Amazon. prefixes are reserved", name)
 	case name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, ".."):
 		return reject(ErrInvalidMessageAttribute, "attribute name %q: no leading, trailing or doubled period", name)
 	}
 	return nil
+}
+
+// hasPrefixFold reports whether s begins with prefix, an ASCII string, in any case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // validNumber reports whether s is a decimal number SQS accepts as a Number attribute (7.1.3): an optional

@@ -99,12 +99,12 @@ func dlAttrs(n int) fifoq.Message {
 	return m
 }
 
-// Spec 7.1.3 (scenario 52): at most 10 attributes; names of 1..256 characters of [A-Za-z0-9_.-], without the
-// AWS./Amazon. prefixes in any case, a leading or trailing period, or two periods in a row; types String,
-// Number or Binary, optionally with a custom suffix, case-sensitive, up to 256 characters; non-empty values;
-// Number values of at most 38 significant digits in 10^-128..10^126. Violations are
-// ErrInvalidMessageAttribute; a String value with a character the body could not hold is
-// ErrInvalidMessageContents.
+// Spec 7.1.3 (scenario 52): at most 10 attributes; names of 1..256 characters, each a letter or digit of any
+// script (AWS accepts "attr.1øßä") or one of _ - ., without the AWS./Amazon. prefixes in any case, a leading
+// or trailing period, or two periods in a row; types String, Number or Binary, optionally with a custom
+// suffix, case-sensitive, up to 256 characters; non-empty values; Number values of at most 38 significant
+// digits in 10^-128..10^126. Violations are ErrInvalidMessageAttribute, and so is a String value with a
+// character the body could not hold (InvalidParameterValue, as AWS answers it, not InvalidMessageContents).
 func TestLimitsAttributes(t *testing.T) {
 	t.Parallel()
 	inv := fifoq.ErrInvalidMessageAttribute
@@ -113,11 +113,14 @@ func TestLimitsAttributes(t *testing.T) {
 		{name: "7.1.3/11 attributes", msg: dlAttrs(11), want: inv},
 	}
 	for _, n := range []string{"a", "A-b_c.D9", "a.b.c", "AWSx", "awsx", "xAWS.y", "Amazonx", "aws", "Amazon",
-		"_aws.x", strings.Repeat("n", 256)} {
+		"_aws.x", strings.Repeat("n", 256), "é", "attr.1øßä", "Ωμέγα", "日本語.名前", "٣٤",
+		strings.Repeat("ø", 256), "awsø.x", "amazonß"} {
 		cases = append(cases, dlSendCase{name: fmt.Sprintf("7.1.3/name ok/%.20q", n), msg: dlAttrMsg(n, dlStr("v"))})
 	}
-	for _, n := range []string{"", "a b", "a/b", "a:b", "é", "a\x00", "AWS.x", "aws.x", "Aws.X", "aWs.x", "Amazon.x",
-		"amazon.x", "AMAZON.x", "aMaZoN.y", ".a", "a.", "a..b", ".", strings.Repeat("n", 257)} {
+	for _, n := range []string{"", "a b", "a/b", "a:b", "a\x00", "AWS.x", "aws.x", "Aws.X", "aWs.x", "Amazon.x",
+		"amazon.x", "AMAZON.x", "aMaZoN.y", ".a", "a.", "a..b", ".", strings.Repeat("n", 257), strings.Repeat("ø", 257),
+		"Invalid-!-attr", "Invalid-\"-attr", "Invalid-§-attr", "Invalid-(-attr", "Invalid-?-attr", "a\xffb", "a\xc3",
+		"a\u00a0b", "😀", "a\ufffdb", "a\u200bb", "x²", ".øx", "ø.", "ø..ø", "aWs.-Invalid-attr", "AMAZON.-Invalid-attr"} {
 		cases = append(cases, dlSendCase{name: fmt.Sprintf("7.1.3/name bad/%.20q", n), msg: dlAttrMsg(n, dlStr("v")), want: inv})
 	}
 	for _, a := range []fifoq.Attribute{
@@ -149,9 +152,15 @@ func TestLimitsAttributes(t *testing.T) {
 		cases = append(cases, dlSendCase{name: fmt.Sprintf("7.1.3/type or value bad/%.20s/%q", a.DataType, a.StringValue),
 			msg: dlAttrMsg("k", a), want: inv})
 	}
-	for _, v := range []string{"\x00", "a\x08", "\uFFFE", "\xff"} {
+	for _, v := range []string{"\x00", "a\x08", "\uFFFE", "\uFFFF", "\xff", "Invalid-\x08,\x0b", "a\xed\xa0\x80b",
+		"\xed\xbf\xbf", "a\xc3", "\xf4\x90\x80\x80"} {
 		cases = append(cases, dlSendCase{name: fmt.Sprintf("7.1.3/String value chars/%+q", v),
-			msg: dlAttrMsg("k", dlStr(v)), want: fifoq.ErrInvalidMessageContents})
+			msg: dlAttrMsg("k", dlStr(v)), want: inv})
+		cases = append(cases, dlSendCase{name: fmt.Sprintf("7.1.3/custom String value chars/%+q", v),
+			msg: dlAttrMsg("k", fifoq.Attribute{DataType: "String.x", StringValue: v}), want: inv})
+	}
+	for _, v := range []string{"\t\n\r", "\u0020\ud7ff\ue000\ufffd", "\U00010000\U0010FFFF", "Valida"} {
+		cases = append(cases, dlSendCase{name: fmt.Sprintf("7.1.3/String value chars ok/%+q", v), msg: dlAttrMsg("k", dlStr(v))})
 	}
 	for _, v := range []string{"0", "-1", "+1", "1.5", "-0.25", "1e126", "1E126", "-1e126", "1e-128", "1.0e+5",
 		"12345678901234567890123456789012345678", // 38 digits
@@ -166,6 +175,30 @@ func TestLimitsAttributes(t *testing.T) {
 			msg: dlAttrMsg("n", fifoq.Attribute{DataType: "Number", StringValue: v}), want: inv})
 	}
 	dlRunSendCases(t, cases)
+}
+
+// A String value with a character a body could not hold is a bad attribute value, InvalidParameterValue as
+// AWS answers it, and not the body's InvalidMessageContents: alone and as one entry of a batch, whose other
+// entries are stored.
+func TestLimitsAttributeValueCharacters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bad := dlAttrMsg("attr1", dlStr("Invalid-\x08,\x0b"))
+	q := dlNewQueue(t, "dl-attr-chars")
+	_, err := q.Send(ctx, bad)
+	require.ErrorIs(t, err, fifoq.ErrInvalidMessageAttribute)
+	require.NotErrorIs(t, err, fifoq.ErrInvalidMessageContents)
+	require.Equal(t, "InvalidParameterValue", fifoq.ErrorCode(err))
+	require.Contains(t, err.Error(), `"attr1"`, "the error names the attribute")
+
+	_, err = q.SendBatch(ctx, []fifoq.Message{{Body: "ok"}, bad})
+	var be *fifoq.BatchError
+	require.ErrorAs(t, err, &be)
+	require.Len(t, be.Entries, 1)
+	require.Equal(t, 1, be.Entries[0].Index)
+	require.ErrorIs(t, be.Entries[0].Err, fifoq.ErrInvalidMessageAttribute)
+	require.Equal(t, "InvalidParameterValue", fifoq.ErrorCode(be.Entries[0].Err))
+	require.Equal(t, []string{"ok"}, dlStored(q), "the valid entry is stored, the invalid one not")
 }
 
 // Spec 7.1.3 (scenario 52): custom types such as Number.int are accepted and echoed back, type and value, on

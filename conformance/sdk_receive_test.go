@@ -134,8 +134,11 @@ func TestSdReceiveMessage(t *testing.T) {
 			{[]string{"b", "c"}, pick("b", "c")},
 			{[]string{"All"}, sent},
 			{[]string{".*"}, sent},
-			{[]string{"a.*"}, pick("a.x", "a.y")},
-			{[]string{"a.*", "c"}, pick("a.x", "a.y", "c")},
+			// "prefix.*" selects the names that start with the part before ".*", as AWS's "Hel.*" selects
+			// Hello and Help.Me: "a.*" selects ab too.
+			{[]string{"a.*"}, pick("a.x", "a.y", "ab")},
+			{[]string{"a.*", "c"}, pick("a.x", "a.y", "ab", "c")},
+			{[]string{"a..*"}, pick("a.x", "a.y")},
 			{[]string{"zzz"}, pick()},
 			{[]string{"B"}, pick()}, // names are case-sensitive
 		} {

@@ -192,7 +192,9 @@ func TestSdSendMessage(t *testing.T) {
 			{"empty type", "b", []sdSendOpt{sdWith("t", sdTyped("", "v"))}, sdBadParam, ""},
 			{"not a number", "b", []sdSendOpt{sdWith("n", sdTyped("Number", "abc"))}, sdBadParam, ""},
 			{"39 digits", "b", []sdSendOpt{sdWith("n", sdTyped("Number", strings.Repeat("1", 39)))}, sdBadParam, ""},
-			{"bad characters in a String attribute", "b", []sdSendOpt{sdWith("s", sdStr("a\x01"))}, sdBadContents, ""},
+			// InvalidParameterValue, not the body's InvalidMessageContents: AWS's
+			// test_invalid_string_attributes_cause_invalid_parameter_value_error.
+			{"bad characters in a String attribute", "b", []sdSendOpt{sdWith("s", sdStr("a\x01"))}, sdBadParam, ""},
 			{"delay 901", "b", []sdSendOpt{sdDelay(901)}, sdBadParam, ""},
 			{"delay -1", "b", []sdSendOpt{sdDelay(-1)}, sdBadParam, ""},
 			{"group id with space (2.4)", "b", []sdSendOpt{sdGroup("group 123")}, sdBadParam, sdGroupIDText},

@@ -195,8 +195,15 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(s
 			return nil, unknownAttribute(name)
 		}
 	}
+	if key := attrs["KmsMasterKeyId"]; key != "" && strings.EqualFold(attrs["SqsManagedSseEnabled"], "true") {
+		return nil, errSSEConflict
+	}
 	return set, nil
 }
+
+// errSSEConflict rejects a change that turns on both kinds of server-side encryption at once.
+var errSSEConflict = &apiError{codeInvalidAttributeName, "You can use one type of server-side encryption (SSE) at " +
+	"one time. You can either enable KMS SSE or SQS SSE.", 400, nil}
 
 func (set *attrSet) store(name, v string) {
 	if set.extra == nil {
@@ -242,21 +249,52 @@ func (set *attrSet) applyTo(v *queueView) *apiError {
 			v.a.RedriveAllowPolicy = *set.allow
 		}
 	}
-	for name, val := range set.extra {
-		if v.extra == nil {
-			v.extra = make(map[string]string, len(set.extra))
-		}
-		if val == "" && (name == "Policy" || name == "KmsMasterKeyId") {
-			delete(v.extra, name)
-			continue
-		}
-		v.extra[name] = val
-	}
+	set.applyExtra(v)
 	if v.throughput == "perMessageGroupId" && v.a.DeduplicationScope != fifoq.DeduplicationScopeMessageGroup {
 		return newError(codeInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit. Reason: "+
 			"perMessageGroupId is allowed only when DeduplicationScope is messageGroup.")
 	}
 	return nil
+}
+
+// applyExtra makes the changes of the attributes the server keeps beside the queue: the Policy and the
+// server-side encryption, which is one of two kinds. A queue uses SQS-managed keys (SqsManagedSseEnabled
+// true, the default of a new queue) unless it has a KMS key (KmsMasterKeyId) or SqsManagedSseEnabled is
+// false. Setting a KMS key turns the SQS-managed encryption off; SqsManagedSseEnabled=true removes the KMS
+// key and its reuse period; an empty KmsMasterKeyId removes both too. A change that sets both kinds is
+// rejected by parseAttributes.
+func (set *attrSet) applyExtra(v *queueView) {
+	if len(set.extra) == 0 {
+		return
+	}
+	if v.extra == nil {
+		v.extra = make(map[string]string, len(set.extra))
+	}
+	if p, ok := set.extra["Policy"]; ok {
+		if p == "" {
+			delete(v.extra, "Policy")
+		} else {
+			v.extra["Policy"] = p
+		}
+	}
+	key, keySet := set.extra["KmsMasterKeyId"]
+	sse, sseSet := set.extra["SqsManagedSseEnabled"]
+	if keySet || sse == "true" {
+		delete(v.extra, "KmsMasterKeyId")
+		delete(v.extra, "KmsDataKeyReusePeriodSeconds")
+	}
+	if key != "" {
+		v.extra["KmsMasterKeyId"] = key
+		if !sseSet {
+			v.extra["SqsManagedSseEnabled"] = "false"
+		}
+	}
+	if p, ok := set.extra["KmsDataKeyReusePeriodSeconds"]; ok {
+		v.extra["KmsDataKeyReusePeriodSeconds"] = p
+	}
+	if sseSet {
+		v.extra["SqsManagedSseEnabled"] = sse
+	}
 }
 
 // options returns the options of fifoq.New that make a queue with the changes (CreateQueue). The rules
@@ -463,8 +501,17 @@ func (s *Server) value(qs *queueState, v *queueView, name string) (string, bool)
 		if x, ok := v.extra[name]; ok {
 			return x, true
 		}
-		return "false", true
-	case "Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds":
+		_, kms := v.extra["KmsMasterKeyId"]
+		return strconv.FormatBool(!kms), true // SQS-managed encryption unless a KMS key was given
+	case "KmsDataKeyReusePeriodSeconds":
+		if _, kms := v.extra["KmsMasterKeyId"]; !kms {
+			return "", false // shown only while the queue has a KMS key
+		}
+		if x, ok := v.extra[name]; ok {
+			return x, true
+		}
+		return "300", true // SQS's default: 5 minutes
+	case "Policy", "KmsMasterKeyId":
 		x, ok := v.extra[name]
 		return x, ok
 	case "FifoQueue":

@@ -409,7 +409,10 @@ func (d *jsonDecoder) number() error {
 }
 
 // rawString reads a string at d.pos (a '"') and returns its contents, unescaped; it is valid until the next
-// call. Bytes that are not UTF-8 become U+FFFD, as encoding/json does.
+// call. Unlike encoding/json, it replaces nothing by U+FFFD: bytes that are not UTF-8 are kept as they are,
+// and so is a lone surrogate escape (\ud800 without its pair), written as the three bytes of its code point,
+// which are not UTF-8 either. The checks of the values then see them: a body or attribute value that is not
+// valid UTF-8 is rejected as the same bytes sent with the query protocol are, never stored altered.
 func (d *jsonDecoder) rawString() ([]byte, error) {
 	d.unescaped = false
 	d.pos++ // the opening quote
@@ -420,10 +423,7 @@ func (d *jsonDecoder) rawString() ([]byte, error) {
 		case c == '"':
 			b := d.data[start:d.pos]
 			d.pos++
-			if utf8.Valid(b) {
-				return b, nil
-			}
-			return d.unescape(b)
+			return b, nil
 		case c == '\\':
 			end, err := d.stringEnd(start)
 			if err != nil {
@@ -455,71 +455,68 @@ func (d *jsonDecoder) stringEnd(start int) (int, error) {
 	return 0, errJSON
 }
 
-// unescape decodes the escapes of a string's contents and replaces bytes that are not UTF-8.
+// unescape decodes the escapes of a string's contents; other bytes, UTF-8 or not, are copied as they are.
 func (d *jsonDecoder) unescape(b []byte) ([]byte, error) {
 	out := d.scratch[:0]
 	for i := 0; i < len(b); {
 		c := b[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(b) {
-				return nil, errJSON
-			}
-			i++
-			switch e := b[i]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(b[i+1:])
-				if !ok {
-					return nil, errJSON
-				}
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+2 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
-						if v, ok := hex4(b[i+3:]); ok {
-							r2 = v
-						}
-					}
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						r = dec
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				out = utf8.AppendRune(out, r)
-			default:
-				return nil, errJSON
-			}
-			i++
-		case c < utf8.RuneSelf:
+		if c != '\\' {
 			out = append(out, c)
 			i++
-		default:
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n == 1 {
-				out = append(out, "\uFFFD"...)
-			} else {
-				out = append(out, b[i:i+n]...)
-			}
-			i += n
+			continue
 		}
+		if i+1 >= len(b) {
+			return nil, errJSON
+		}
+		i++
+		switch e := b[i]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(b[i+1:])
+			if !ok {
+				return nil, errJSON
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if r < 0xDC00 && i+2 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+					if r2, ok := hex4(b[i+3:]); ok {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							out = utf8.AppendRune(out, dec)
+							i += 7
+							continue
+						}
+					}
+				}
+				out = appendSurrogate(out, r) // lone: kept, as bytes that are not UTF-8
+				i++
+				continue
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, errJSON
+		}
+		i++
 	}
 	d.scratch = out
 	d.unescaped = true
 	return out, nil
+}
+
+// appendSurrogate appends the three-byte form of the surrogate code point r, which UTF-8 does not allow
+// (utf8.AppendRune would write U+FFFD instead): a check of the string finds it invalid.
+func appendSurrogate(b []byte, r rune) []byte {
+	return append(b, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 }
 
 // hex4 reads four hex digits.

@@ -2,6 +2,7 @@ package sqsapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -24,8 +25,10 @@ func (in *addPermissionInput) fromQuery(f *form) error {
 // policyDoc is a queue policy, kept loose so that policies set with SetQueueAttributes survive an edit.
 type policyDoc map[string]any
 
+// readPolicy returns the queue's policy and its statements; a queue without one gets the document SQS
+// starts for AddPermission: version 2008-10-17, id "<queue arn>/SQSDefaultPolicy".
 func (s *Server) readPolicy(qs *queueState) (policyDoc, []any, *apiError) {
-	doc := policyDoc{"Version": "2012-10-17", "Id": qs.arn + "/SQSDefaultPolicy"}
+	doc := policyDoc{"Version": "2008-10-17", "Id": qs.arn + "/SQSDefaultPolicy"}
 	if raw, ok := qs.extra["Policy"]; ok && raw != "" {
 		if err := json.Unmarshal([]byte(raw), &doc); err != nil || doc == nil {
 			return nil, nil, newError(codeInvalidParameterValue, "The queue's Policy attribute is not a JSON policy document.")
@@ -37,6 +40,40 @@ func (s *Server) readPolicy(qs *queueState) (policyDoc, []any, *apiError) {
 
 func validLabel(label string) bool {
 	return label != "" && len(label) <= 80 && validBatchID(label)
+}
+
+// maxPolicyActions is the most actions one statement of a policy names.
+const maxPolicyActions = 7
+
+// grantable are the actions AddPermission can grant ("*" is all of them). Granting SendMessage,
+// DeleteMessage or ChangeMessageVisibility grants their batch forms too, which cannot be named.
+var grantable = map[string]bool{
+	"*": true, "SendMessage": true, "ReceiveMessage": true, "DeleteMessage": true, "ChangeMessageVisibility": true,
+	"GetQueueAttributes": true, "GetQueueUrl": true, "ListDeadLetterSourceQueues": true, "PurgeQueue": true,
+}
+
+// ownerOnly are the actions only the queue's owner may call, which no permission can grant.
+var ownerOnly = map[string]bool{
+	"AddPermission": true, "RemovePermission": true, "CreateQueue": true, "DeleteQueue": true,
+	"SetQueueAttributes": true, "ListQueues": true, "ListQueueTags": true, "TagQueue": true, "UntagQueue": true,
+	"StartMessageMoveTask": true, "CancelMessageMoveTask": true, "ListMessageMoveTasks": true,
+}
+
+// oneOrMany is a policy value as SQS writes it: a single item alone, several as a list.
+func oneOrMany(items []string) any {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return items
+}
+
+// permissionStatement is a statement AddPermission writes, its members in SQS's order.
+type permissionStatement struct {
+	Sid       string         `json:"Sid"`
+	Effect    string         `json:"Effect"`
+	Principal map[string]any `json:"Principal"`
+	Action    any            `json:"Action"`
+	Resource  string         `json:"Resource"`
 }
 
 func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
@@ -53,15 +90,21 @@ func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
 		return nil, missing("AWSAccountIds")
 	case len(in.Actions) == 0:
 		return nil, missing("Actions")
+	case len(in.Actions) > maxPolicyActions:
+		return nil, &apiError{code: "OverLimit", status: 403,
+			message: fmt.Sprintf("%d Actions were found, maximum allowed is %d.", len(in.Actions), maxPolicyActions)}
 	}
-	var actions []any
+	actions := make([]string, 0, len(in.Actions))
 	for _, a := range in.Actions {
-		if _, ok := actionTable[a]; !ok && a != "*" {
+		switch {
+		case ownerOnly[a]:
+			return nil, invalidValue("SQS:"+a, "ActionName", "Only the queue owner is allowed to invoke this action.")
+		case !grantable[a]:
 			return nil, invalidValue("SQS:"+a, "ActionName", "Please refer to the appropriate WSDL for a list of valid actions.")
 		}
 		actions = append(actions, "SQS:"+a)
 	}
-	var principals []any
+	principals := make([]string, 0, len(in.AWSAccountIds))
 	for _, id := range in.AWSAccountIds {
 		principals = append(principals, "arn:aws:iam::"+id+":root")
 	}
@@ -76,12 +119,12 @@ func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
 				return invalidValue(in.Label, "Label", "Already exists.")
 			}
 		}
-		doc["Statement"] = append(statements, map[string]any{
-			"Sid":       in.Label,
-			"Effect":    "Allow",
-			"Principal": map[string]any{"AWS": principals},
-			"Action":    actions,
-			"Resource":  qs.arn,
+		doc["Statement"] = append(statements, permissionStatement{
+			Sid:       in.Label,
+			Effect:    "Allow",
+			Principal: map[string]any{"AWS": oneOrMany(principals)},
+			Action:    oneOrMany(actions),
+			Resource:  qs.arn,
 		})
 		return s.storePolicy(qs, doc)
 	})

@@ -273,28 +273,38 @@ func (o *receiveOutput) encodeSystem(e encoder, d *fifoq.Delivery) {
 	e.endMap()
 }
 
-// selectAttributes returns the message attributes the receive asked for.
+// selectAttributes returns the message attributes the receive asked for, as SQS selects them: "All", ".*"
+// and "*" select every attribute; "prefix.*" those whose name starts with prefix ("Hel.*" selects Hello and
+// Help.Me); any other string the attribute of that exact name. A name no attribute has, even one no
+// attribute could have (such as "AWS."), selects nothing and is no error. MD5OfMessageAttributes is the
+// digest of the selection.
 func (o *receiveOutput) selectAttributes(attrs map[string]fifoq.Attribute) map[string]fifoq.Attribute {
 	if len(attrs) == 0 || len(o.names) == 0 {
 		return nil
 	}
 	for _, n := range o.names {
-		if n == "All" || n == ".*" {
+		if n == "All" || n == ".*" || n == "*" {
 			return attrs
 		}
 	}
 	var out map[string]fifoq.Attribute
 	for name, a := range attrs {
-		for _, n := range o.names {
-			prefix, wildcard := strings.CutSuffix(n, "*")
-			if name == n || wildcard && strings.HasSuffix(prefix, ".") && strings.HasPrefix(name, prefix) {
-				if out == nil {
-					out = make(map[string]fifoq.Attribute, len(attrs))
-				}
-				out[name] = a
-				break
+		if selected(name, o.names) {
+			if out == nil {
+				out = make(map[string]fifoq.Attribute, len(attrs))
 			}
+			out[name] = a
 		}
 	}
 	return out
+}
+
+// selected reports whether one of the filters of a receive selects the attribute name.
+func selected(name string, filters []string) bool {
+	for _, f := range filters {
+		if prefix, ok := strings.CutSuffix(f, ".*"); ok && strings.HasPrefix(name, prefix) || name == f {
+			return true
+		}
+	}
+	return false
 }
