@@ -1,4 +1,4 @@
-package sqsapi_test
+package conformance_test
 
 // aws-sdk-go-v2 tests of the attribute rules that AWS's recorded answers fix (LocalStack's AWS-validated
 // test_sqs snapshots): the filters of ReceiveMessage, message attribute names and values, server-side
