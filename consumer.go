@@ -16,6 +16,11 @@ import (
 // A Handler processes one batch. Returning nil deletes the batch; an error fails it, and with
 // ReportBatchItemFailures a *BatchItemFailures fails only the messages it names. The context ends at the
 // handler timeout.
+//
+// A failed batch comes back whole: one message that keeps failing (a poison message) makes the messages
+// handled with it be handled again on every retry, and drags them to the dead-letter queue with it once
+// the queue's maxReceiveCount is reached. [PerMessage] makes a Handler of a function of one message that
+// fails only the messages that failed.
 type Handler func(ctx context.Context, batch []Delivery) error
 
 // BatchItemFailures, returned by a [Handler] whose consumer has ReportBatchItemFailures, reports a partial
@@ -55,7 +60,8 @@ type ConsumerOptions struct {
 	// visible messages, since a group is never in two batches at once.
 	MaxConcurrency int
 	// ReportBatchItemFailures honours a *BatchItemFailures returned by the handler (FunctionResponseTypes);
-	// without it any error fails the whole batch.
+	// without it any error fails the whole batch, except the *MessageErrors of a PerMessage handler, which
+	// is always honoured.
 	ReportBatchItemFailures bool
 	// HandlerTimeout bounds one handler call (the function timeout) through its context; a call that runs
 	// past it fails its batch. It must not exceed the visibility timeout of the receives. 0 means none.
@@ -262,7 +268,7 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) 
 		r.Outcome, failed = OutcomeTimeout, batch
 	case errors.As(r.Err, new(*PanicError)):
 		r.Outcome, failed = OutcomePanic, batch
-	case c.o.ReportBatchItemFailures && errors.As(r.Err, &items):
+	case (c.o.ReportBatchItemFailures || errors.As(r.Err, new(*MessageErrors))) && errors.As(r.Err, &items):
 		var valid bool
 		failed, valid = c.itemFailures(batch, items)
 		switch {
