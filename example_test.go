@@ -25,7 +25,7 @@ func exBodies(ds []fifoq.Delivery) []string {
 // A consumer receives a message, handles it, and deletes it so it is not delivered again.
 func ExampleQueue_Receive() {
 	ctx := context.Background()
-	q, err := fifoq.New("orders")
+	q, err := fifoq.New("orders", fifoq.WithVisibilityTimeout(time.Hour)) // in flight for an hour after a receive
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func ExampleQueue_Receive() {
 // order, and gives nothing more from a group while one of its messages is in flight.
 func Example_groupOrder() {
 	ctx := context.Background()
-	q, err := fifoq.New("payments.fifo", fifoq.WithContentBasedDeduplication())
+	q, err := fifoq.New("payments.fifo", fifoq.WithContentBasedDeduplication(), fifoq.WithVisibilityTimeout(time.Hour))
 	if err != nil {
 		log.Fatal(err)
 	}

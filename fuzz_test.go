@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unicode/utf8"
 
@@ -211,47 +212,52 @@ func FuzzReceive(f *testing.F) {
 	f.Add(false, 10, int64(5_000), int64(43_200_000), "ignored on standard queues")
 	f.Add(false, -1, int64(-1), int64(0), "")
 	f.Fuzz(func(t *testing.T, fifo bool, maxMessages int, waitMS, visibilityMS int64, attemptID string) {
-		// The queue always has a visible message, so a valid long poll returns at once; the timeout turns a
-		// long poll that waits anyway (a bug, as nobody advances the manual clock) into a failure.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		q, _ := mdlFuzzQueue(t, fifo, false)
-		o := fifoq.ReceiveOptions{
-			MaxMessages:       maxMessages,
-			WaitTime:          time.Duration(waitMS) * time.Millisecond,
-			VisibilityTimeout: time.Duration(visibilityMS) * time.Millisecond,
-			AttemptID:         attemptID,
-		}
-		before := mdlStateOf(q)
-		out, err := q.Receive(ctx, o)
-		if err != nil {
-			mdlRequireSentinel(t, err, "Receive")
-			require.Empty(t, out)
-			require.Equal(t, before, mdlStateOf(q), "Receive(%+v) failed with %v but changed the queue", o, err)
-			return
-		}
-		require.NotEmpty(t, out, "Receive(%+v) with visible messages returned none", o)
-		require.LessOrEqual(t, len(out), max(maxMessages, 1), "Receive(%+v)", o)
-		after := mdlStateOf(q)
-		require.Equal(t, before.Stats.Visible-len(out), after.Stats.Visible, "Receive(%+v): visible count", o)
-		require.Equal(t, before.Stats.InFlight+len(out), after.Stats.InFlight, "Receive(%+v): in-flight count", o)
-		var handles []string
-		for _, d := range out {
-			require.GreaterOrEqual(t, d.ReceiveCount, 1)
-			handles = append(handles, d.ReceiptHandle)
-		}
-		require.Len(t, mdlUnique(handles), len(handles), "receipt handles are distinct (spec 1.3.1)")
-		if fifo && attemptID != "" {
-			// A retry with the same attempt id returns the same messages and handles (2.15.2).
-			again, err := q.Receive(ctx, o)
-			require.NoError(t, err, "retry of Receive(%+v)", o)
-			require.Equal(t, out, again, "retry of Receive(%+v)", o)
-		}
-		for _, h := range handles {
-			require.NoError(t, q.ChangeVisibility(ctx, h, 0), "ChangeVisibility(0) with a handle just received")
-		}
-		require.Equal(t, before.Stats, q.Stats(), "every received message made visible again")
+		synctest.Test(t, func(t *testing.T) { fzReceive(t, fifo, maxMessages, waitMS, visibilityMS, attemptID) })
 	})
+}
+
+// fzReceive is one input of FuzzReceive, run inside a synctest bubble. The queue always has a visible
+// message, so a valid long poll returns at once; the timeout, virtual in the bubble, turns a long poll that
+// waits anyway (a bug, as nobody advances the manual clock) into a failure, however slow the machine.
+func fzReceive(t *testing.T, fifo bool, maxMessages int, waitMS, visibilityMS int64, attemptID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	q, _ := mdlFuzzQueue(t, fifo, false)
+	o := fifoq.ReceiveOptions{
+		MaxMessages:       maxMessages,
+		WaitTime:          time.Duration(waitMS) * time.Millisecond,
+		VisibilityTimeout: time.Duration(visibilityMS) * time.Millisecond,
+		AttemptID:         attemptID,
+	}
+	before := mdlStateOf(q)
+	out, err := q.Receive(ctx, o)
+	if err != nil {
+		mdlRequireSentinel(t, err, "Receive")
+		require.Empty(t, out)
+		require.Equal(t, before, mdlStateOf(q), "Receive(%+v) failed with %v but changed the queue", o, err)
+		return
+	}
+	require.NotEmpty(t, out, "Receive(%+v) with visible messages returned none", o)
+	require.LessOrEqual(t, len(out), max(maxMessages, 1), "Receive(%+v)", o)
+	after := mdlStateOf(q)
+	require.Equal(t, before.Stats.Visible-len(out), after.Stats.Visible, "Receive(%+v): visible count", o)
+	require.Equal(t, before.Stats.InFlight+len(out), after.Stats.InFlight, "Receive(%+v): in-flight count", o)
+	var handles []string
+	for _, d := range out {
+		require.GreaterOrEqual(t, d.ReceiveCount, 1)
+		handles = append(handles, d.ReceiptHandle)
+	}
+	require.Len(t, mdlUnique(handles), len(handles), "receipt handles are distinct (spec 1.3.1)")
+	if fifo && attemptID != "" {
+		// A retry with the same attempt id returns the same messages and handles (2.15.2).
+		again, err := q.Receive(ctx, o)
+		require.NoError(t, err, "retry of Receive(%+v)", o)
+		require.Equal(t, out, again, "retry of Receive(%+v)", o)
+	}
+	for _, h := range handles {
+		require.NoError(t, q.ChangeVisibility(ctx, h, 0), "ChangeVisibility(0) with a handle just received")
+	}
+	require.Equal(t, before.Stats, q.Stats(), "every received message made visible again")
 }
 
 // FuzzReceiptHandle flips bits of a real receipt handle (and lengthens or shortens it) and hands it to

@@ -613,12 +613,7 @@ func TestDrMoveTaskClose(t *testing.T) {
 	require.NotEmpty(t, aws.ToString(out.TaskHandle))
 	done := make(chan error, 1)
 	go func() { done <- d.srv.Close() }()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(sdSafetyTimeout):
-		require.FailNow(t, "Close did not return")
-	}
+	require.NoError(t, sdAwait(t, done, "Close"))
 	tasks, err := d.c.ListMessageMoveTasks(d.ctx, &sqs.ListMessageMoveTasksInput{SourceArn: aws.String(sdArn("dlq"))})
 	require.NoError(t, err)
 	require.Equal(t, "CANCELLED", aws.ToString(tasks.Results[0].Status))

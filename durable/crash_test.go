@@ -294,14 +294,14 @@ func (h *crashHarness) round(round int, graceful bool) {
 		err := <-exited
 		require.FailNow(t, fmt.Sprintf(format, args...), "seed %d round %d: child: %v", h.seed, round, err)
 	}
+	// The waits for the child have no time limit, which a slow machine could exceed: a child that hangs is
+	// reported by go test's -timeout (and stops once the test process is gone, as its standard input closes).
 	if !early {
 		select {
 		case <-ready:
 			h.ready = append(h.ready, time.Since(started))
 		case <-eof:
 			fail("the child ended its output before it reported ready")
-		case <-time.After(60 * time.Second):
-			fail("the child did not report ready in 60 s")
 		}
 	}
 	go wait()
@@ -313,12 +313,7 @@ func (h *crashHarness) round(round int, graceful bool) {
 	}
 	if graceful {
 		require.NoError(t, stdin.Close())
-		select {
-		case err := <-exited:
-			require.NoError(t, err, "seed %d round %d: the child did not stop cleanly", h.seed, round)
-		case <-time.After(60 * time.Second):
-			fail("the child did not stop in 60 s after its standard input closed")
-		}
+		require.NoError(t, <-exited, "seed %d round %d: the child did not stop cleanly", h.seed, round)
 	} else {
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		err := <-exited

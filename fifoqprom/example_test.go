@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"os"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
@@ -17,7 +18,7 @@ import (
 // families are printed in the text format.
 func ExampleNewCollector() {
 	ctx := context.Background()
-	q, err := fifoq.New("orders")
+	q, err := fifoq.New("orders", fifoq.WithVisibilityTimeout(time.Hour)) // in flight for an hour after a receive
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -158,7 +158,10 @@ func health(t *testing.T, client *http.Client, url string) (int, string) {
 func TestServeHealth(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "q"}
+	// A shutdown timeout far beyond any stall of the machine: the request in progress must complete
+	// however long the test takes to send its body.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "q",
+		"--shutdown-timeout", "10m"}
 	c := startChild(t, args...)
 	metricsURL := c.line()
 	require.True(t, strings.HasPrefix(metricsURL, "http://127.0.0.1:") && strings.HasSuffix(metricsURL, "/metrics"), metricsURL)
@@ -187,11 +190,11 @@ func TestServeHealth(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
-	// The metrics listener stays up while the API's requests finish: its /health turns to 503.
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	// The metrics listener stays up while the API's requests finish: its /health turns to 503. (A server
+	// that never turns it is a hang, which go test's -timeout reports.)
+	for {
 		status, body := health(t, hc, healthURLs[1])
 		if status == http.StatusOK {
-			require.True(t, time.Now().Before(deadline), "/health still answers 200 10 s after SIGTERM")
 			continue // the signal is on its way
 		}
 		require.Equal(t, http.StatusServiceUnavailable, status)
@@ -224,23 +227,36 @@ func TestServeHealth(t *testing.T) {
 // scrape reads the metrics at url: each sample, by its name and labels as the text format writes them
 
 // A connection that brings no request does not hold the shutdown up: the server closes it once the
-// drain is over, and exits 0 well within its timeout. (net/http's Shutdown takes a new connection for idle
-// only once it is 5 seconds old; the SDK's clients open such connections under concurrency.)
+// drain is over, and exits 0 within its timeout. (net/http's Shutdown takes a new connection for idle
+// only once it is 5 seconds old; the SDK's clients open such connections under concurrency.) The shutdown
+// timeout, 4 s, is shorter than those 5 s, so a server held up by the silent connection always logs its
+// shutdown timeout; one that closes it after the drain (about 1 s) logs it only if the machine stalls it
+// for 3 s. So a run that logs it is tried again, up to 3 times: the defect fails every try, a stall only
+// the one it hit.
 func TestServeShutdownSilentConnection(t *testing.T) {
 	t.Parallel()
-	c := startChild(t, "serve", "--addr", "127.0.0.1:0", "--shutdown-timeout", "4s")
-	silent, err := net.Dial("tcp", strings.TrimPrefix(c.endpoint, "http://"))
-	require.NoError(t, err)
-	defer silent.Close()
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	status, _ := health(t, hc, c.endpoint+"/health") // accepted after the silent one: it is accepted too
-	require.Equal(t, http.StatusOK, status)
+	const tries = 3
+	var stderr string
+	for try := 1; try <= tries; try++ {
+		c := startChild(t, "serve", "--addr", "127.0.0.1:0", "--shutdown-timeout", "4s")
+		silent, err := net.Dial("tcp", strings.TrimPrefix(c.endpoint, "http://"))
+		require.NoError(t, err)
+		hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		status, _ := health(t, hc, c.endpoint+"/health") // accepted after the silent one: it is accepted too
+		require.Equal(t, http.StatusOK, status)
 
-	start := time.Now()
-	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, c.cmd.Wait(), "stderr: %s", c.stderr.String())
-	require.Less(t, time.Since(start), 3*time.Second, "stderr: %s", c.stderr.String())
-	require.NotContains(t, c.stderr.String(), "shutdown timeout")
+		require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+		waitErr := c.cmd.Wait()
+		silent.Close()
+		stderr = c.stderr.String()
+		if !strings.Contains(stderr, "shutdown timeout") {
+			require.NoError(t, waitErr, "stderr: %s", stderr)
+			return
+		}
+		t.Logf("try %d: the server hit its shutdown timeout; stderr: %s", try, stderr)
+	}
+	t.Fatalf("the server hit its shutdown timeout in each of %d tries: the silent connection held the shutdown up; stderr: %s",
+		tries, stderr)
 }
 
 // (fifoq_queue_messages{queue="work",state="visible"}).
@@ -482,7 +498,8 @@ func TestServeCredentials(t *testing.T) {
 func TestServeSIGTERMDuringLongPolls(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--shutdown-timeout", "10s",
+	// A shutdown timeout far beyond any stall of the machine: the requests in progress always finish.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--shutdown-timeout", "1m",
 		"--queue", "work,VisibilityTimeout=3600", "--queue", "idle"}
 	c := startChild(t, args...)
 	client := c.client()
@@ -523,6 +540,7 @@ func TestServeSIGTERMDuringLongPolls(t *testing.T) {
 	}
 	const idlePolls = 4
 	idle := make(chan poll, idlePolls)
+	pollStart := time.Now() // before the polls reach the server: their 20 s end after pollStart+20s
 	for range idlePolls {
 		go func() {
 			out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: idleURL, WaitTimeSeconds: 20})
@@ -594,16 +612,20 @@ func TestServeSIGTERMDuringLongPolls(t *testing.T) {
 		p := <-idle
 		require.NoError(t, p.err, "a long poll in progress at SIGTERM")
 		require.Zero(t, p.n)
-		require.Less(t, p.at.Sub(sigAt), 5*time.Second, "the long poll is answered at once, not after its 20 s")
+		// A server that let the poll wait out its 20 s answers it after pollStart+20s, whenever SIGTERM came.
+		// One that answers it at SIGTERM does so before, unless SIGTERM came late: so the check is made only
+		// when SIGTERM came within 10 s, which leaves the answer 10 s or more, far beyond a stall.
+		if sigAt.Sub(pollStart) < 10*time.Second {
+			require.Less(t, p.at.Sub(pollStart), 20*time.Second, "the long poll is answered at SIGTERM, not after its 20 s")
+		}
 	}
 	wg.Wait()
 	require.Empty(t, failures, "every request started before SIGTERM gets a valid response")
 	require.NoError(t, c.cmd.Wait(), "exit status; stderr: %s", c.stderr.String())
 	exited := time.Since(sigAt)
-	require.Less(t, exited, 10*time.Second, "the process exits within its shutdown timeout")
 	logs := c.stderr.String()
 	require.Contains(t, logs, "stopped")
-	require.NotContains(t, logs, "shutdown timeout")
+	require.NotContains(t, logs, "shutdown timeout", "the long polls held the shutdown up")
 	t.Logf("%d sends acknowledged, %d messages received, %d deleted; long polls answered and the process exited %v after SIGTERM",
 		len(acked), len(received), len(deleted), exited.Round(time.Millisecond))
 

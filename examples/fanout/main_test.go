@@ -3,14 +3,20 @@ package main
 import (
 	"strings"
 	"testing"
+	"testing/synctest"
 )
 
+// TestRun runs the program inside a synctest bubble, where time is virtual and moves only when every
+// goroutine waits: however slow or busy the machine, no time limit of the program can run out while it
+// works, and a program stuck for good fails at once (synctest reports the deadlock) instead of hanging.
 func TestRun(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
-	if err := run(&out); err != nil {
-		t.Fatalf("run: %v; output so far:\n%s", err, out.String())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		if err := run(&out); err != nil {
+			t.Fatalf("run: %v; output so far:\n%s", err, out.String())
+		}
+	})
 	got := out.String()
 
 	// Each line, in this order, in the output. The numbers do not depend on timing: the injected failures

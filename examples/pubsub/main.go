@@ -87,7 +87,9 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// No time limit: the run ends when the queues are empty, however slow the machine. (Its test runs it
+	// inside a synctest bubble, which reports a run stuck for good.)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
 	fmt.Fprintf(w, "subscribers: %d users;", users)
@@ -104,9 +106,6 @@ func run(w io.Writer) error {
 
 	if err := a.runConsumers(ctx, cancel); err != nil {
 		return err
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return errors.New("the queues did not drain in time")
 	}
 
 	jobs := 0
