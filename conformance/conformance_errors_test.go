@@ -120,6 +120,17 @@ func TestConformanceJSONErrors(t *testing.T) {
 		message: "Value 2 for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.",
 		modeled: ceGeneric,
 	}, {
+		// AWS's answer, recorded for a SendMessageBatch entry on a standard queue (aws/aws-sdk-js#4216).
+		name: "InvalidParameterValue deduplication id on a standard queue",
+		call: func(ctx context.Context, c *sqs.Client, q ceQueues) error {
+			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &q.std, MessageBody: aws.String("m"),
+				MessageDeduplicationId: aws.String("d")})
+			return err
+		},
+		status: 400, shape: "InvalidParameterValueException", code: "InvalidParameterValue",
+		message: "The request include parameter that is not valid for this queue type",
+		modeled: ceGeneric,
+	}, {
 		name: "InvalidParameterValue no deduplication id",
 		call: func(ctx context.Context, c *sqs.Client, q ceQueues) error {
 			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &q.fifo, MessageBody: aws.String("m"),

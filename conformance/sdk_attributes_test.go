@@ -331,6 +331,15 @@ func TestSdSetQueueAttributes(t *testing.T) {
 			sdWantErr(t, err, sdBadParam, "")
 		}
 		require.Nil(t, readBack(src), "rejected policies are not stored")
+		// AWS's words (recorded): a target that is not an ARN is refused before any lookup, an ARN of no queue
+		// after it.
+		for bad, reason := range map[string]string{
+			policy("dummy", 42):                  "Invalid value for deadLetterTargetArn.",
+			policy(sdArn("sd-no-such-queue"), 3): "Dead-letter target does not exist.",
+		} {
+			err := e.setAttrs(src, sdKV("RedrivePolicy", bad))
+			sdWantErr(t, err, sdBadParam, "Value "+bad+" for parameter RedrivePolicy is invalid. Reason: "+reason)
+		}
 
 		fsrc := e.create("sd-src.fifo", sdKV("FifoQueue", "true"))
 		err := e.setAttrs(fsrc, sdKV("RedrivePolicy", policy(sdArn("sd-dlq"), 3)))

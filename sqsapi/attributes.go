@@ -402,7 +402,7 @@ func (s *Server) parseRedrivePolicy(v string) (string, int, *apiError) {
 	}
 	name, ok := s.nameOfARN(*p.Target)
 	if !ok {
-		return "", 0, invalidValue(v, "RedrivePolicy", "Dead-letter target does not exist.")
+		return "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for deadLetterTargetArn.") // AWS, before any lookup
 	}
 	return name, count, nil
 }

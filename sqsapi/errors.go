@@ -201,11 +201,12 @@ func coreError(err error, c errCtx) *apiError {
 	case errors.Is(err, fifoq.ErrMissingDeduplicationID):
 		e.message = "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"
 	case errors.Is(err, fifoq.ErrInvalidDeduplicationID):
-		reason := "MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length."
-		if !fifo {
-			reason = "The request include parameter that is not valid for this queue type."
+		if !fifo { // AWS's words, recorded for a batch entry on a standard queue
+			e.message = "The request include parameter that is not valid for this queue type"
+			break
 		}
-		e.message = fmt.Sprintf("Value %s for parameter MessageDeduplicationId is invalid. Reason: %s", m.DeduplicationID, reason)
+		e.message = fmt.Sprintf("Value %s for parameter MessageDeduplicationId is invalid. Reason: MessageDeduplicationId "+
+			"can only include alphanumeric and punctuation characters. 1 to 128 in length.", m.DeduplicationID)
 	case errors.Is(err, fifoq.ErrInvalidDelay):
 		e.message = fmt.Sprintf("Value %d for parameter DelaySeconds is invalid. Reason: The request include "+
 			"parameter that is not valid for this queue type.", int64(m.Delay.Seconds()))

@@ -69,8 +69,7 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := context.Background()
 
 	db := newStore()
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -86,22 +85,13 @@ func run(w io.Writer) error {
 		Batch:            fifoq.BatchOptions{Size: 1}, // one sub-task per invocation, as in the seed
 		MaxConcurrency:   4,
 		RetryImmediately: true,
-		// Stop when every message is deleted. OnBatch runs after each batch is settled, so the batch
-		// that deletes the last message sees the queue empty.
-		OnBatch: func(fifoq.BatchReport) {
-			if s := q.Stats(); s.Visible+s.InFlight+s.Delayed == 0 {
-				cancel()
-			}
-		},
 	})
 	if err != nil {
 		return err
 	}
-	if err := c.Run(ctx); err != nil {
+	// A one-shot job: run until every message is deleted, then go on.
+	if err := c.RunUntilEmpty(ctx); err != nil {
 		return err
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return errors.New("the queue did not drain in time")
 	}
 
 	b := db.batch(jobID)
