@@ -32,7 +32,7 @@ func Example_serverQueuesAndConsumer() {
 	}
 	reg := prometheus.NewRegistry()
 
-	c := fifoqprom.NewCollector(fifoqprom.WithQueues(srv.Queues)) // asked at each scrape: queues that come and go
+	c := fifoqprom.NewCollector(fifoqprom.WithNamedQueues(srv.NamedQueues)) // asked at each scrape: queues that come and go
 	c.AddQueue(q)
 	c.AddConsumer("orders", consumer)
 	reg.MustRegister(c)

@@ -44,6 +44,7 @@ package fifoqprom
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -55,10 +56,12 @@ import (
 
 // A Collector is a prometheus.Collector of the metrics of fifoq queues and consumers (see the package
 // documentation for the list). Queues come from [Collector.AddQueue] and from the functions given with
-// [WithQueues], consumers from [Collector.AddConsumer]; the sets can change between scrapes. A Collector is
-// safe for concurrent use. Create one with [NewCollector] and register it, e.g. with prometheus.MustRegister.
+// [WithQueues] and [WithNamedQueues], consumers from [Collector.AddConsumer]; the sets can change between
+// scrapes. A Collector is safe for concurrent use. Create one with [NewCollector] and register it, e.g. with
+// prometheus.MustRegister.
 type Collector struct {
-	queueFuncs []func() []*fifoq.Queue // set by NewCollector, then only read
+	queueFuncs []func() []*fifoq.Queue          // set by NewCollector, then only read
+	namedFuncs []func() map[string]*fifoq.Queue // the same
 
 	mu        sync.Mutex // guards the fields below
 	queues    []*fifoq.Queue
@@ -76,6 +79,21 @@ func WithQueues(queues func() []*fifoq.Queue) Option {
 	return func(c *Collector) {
 		if queues != nil {
 			c.queueFuncs = append(c.queueFuncs, queues)
+		}
+	}
+}
+
+// WithNamedQueues is WithQueues for queues whose names are not unique, such as those of an sqsapi server,
+// which holds queues for several accounts and regions: each queue is collected under the key it has in the
+// map queues returns (for [sqsapi.Server.NamedQueues], its name in the server's default account and region,
+// "account/region/name" in another), instead of its own name. A queue also given by WithQueues or AddQueue
+// is collected once, under its key.
+//
+// [sqsapi.Server.NamedQueues]: https://pkg.go.dev/github.com/fifoq/fifoq/sqsapi#Server.NamedQueues
+func WithNamedQueues(queues func() map[string]*fifoq.Queue) Option {
+	return func(c *Collector) {
+		if queues != nil {
+			c.namedFuncs = append(c.namedFuncs, queues)
 		}
 	}
 }
@@ -224,18 +242,33 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		queues = append(queues, f()...)
 	}
 
-	seen := make(map[string]*fifoq.Queue, len(queues))
-	for _, q := range queues {
-		if q == nil {
-			continue
+	seen := make(map[string]*fifoq.Queue, len(queues)) // by label
+	done := make(map[*fifoq.Queue]bool, len(queues))
+	collect := func(name string, q *fifoq.Queue) {
+		if q == nil || done[q] {
+			return
 		}
-		switch first, ok := seen[q.Name()]; {
-		case !ok:
-			seen[q.Name()] = q
-			collectQueue(ch, q.Name(), q.Metrics())
-		case first != q:
+		if !utf8.ValidString(name) { // a label value must be UTF-8: MustNewConstMetric would panic
+			ch <- prometheus.NewInvalidMetric(descMessages, fmt.Errorf("fifoqprom: queue name %q is not UTF-8", name))
+			return
+		}
+		if first, ok := seen[name]; ok && first != q {
 			ch <- prometheus.NewInvalidMetric(descMessages,
-				fmt.Errorf("fifoqprom: two queues named %s: the second is not collected", q.Name()))
+				fmt.Errorf("fifoqprom: two queues named %s: the second is not collected", name))
+			return
+		}
+		seen[name], done[q] = q, true
+		collectQueue(ch, name, q.Metrics())
+	}
+	for _, f := range c.namedFuncs {
+		named := f()
+		for _, name := range slices.Sorted(maps.Keys(named)) {
+			collect(name, named[name])
+		}
+	}
+	for _, q := range queues {
+		if q != nil {
+			collect(q.Name(), q)
 		}
 	}
 	for _, n := range consumers {

@@ -428,3 +428,36 @@ type ptMetric struct{ m prometheus.Metric }
 
 func (p ptMetric) Describe(ch chan<- *prometheus.Desc) { ch <- p.m.Desc() }
 func (p ptMetric) Collect(ch chan<- prometheus.Metric) { ch <- p.m }
+
+// WithNamedQueues labels each queue by its key, so two queues of one name (an sqsapi server's, in two
+// regions) both get their series; a queue also added or listed by name is collected once, under its key.
+func TestCollectorNamedQueues(t *testing.T) {
+	t.Parallel()
+	newQ := func(name string) *fifoq.Queue {
+		q, err := fifoq.New(name)
+		require.NoError(t, err)
+		return q
+	}
+	here, there, plain := newQ("orders.fifo"), newQ("orders.fifo"), newQ("plain")
+	named := map[string]*fifoq.Queue{"orders.fifo": here, "111111111111/eu-west-1/orders.fifo": there, "nil": nil}
+	c := fifoqprom.NewCollector(fifoqprom.WithNamedQueues(func() map[string]*fifoq.Queue { return named }),
+		fifoqprom.WithQueues(func() []*fifoq.Queue { return []*fifoq.Queue{there, plain} }))
+	c.AddQueue(here)
+	reg := prometheus.NewPedanticRegistry()
+	require.NoError(t, reg.Register(c))
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	var labels []string
+	for _, mf := range mfs {
+		if mf.GetName() == "fifoq_queue_sent_messages_total" {
+			for _, m := range mf.GetMetric() {
+				labels = append(labels, m.GetLabel()[0].GetValue())
+			}
+		}
+	}
+	require.Equal(t, []string{"111111111111/eu-west-1/orders.fifo", "orders.fifo", "plain"}, labels)
+
+	named["\xff"] = newQ("bad")
+	_, err = reg.Gather()
+	require.ErrorContains(t, err, `queue name "\xff" is not UTF-8`)
+}

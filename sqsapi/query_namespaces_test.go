@@ -288,3 +288,30 @@ func TestQnPresignedCredential(t *testing.T) {
 	eu := qnWho{region: "eu-west-1", keyID: "111111111111"}
 	require.Equal(t, "arn:aws:sqs:eu-west-1:111111111111:presigned", qnAttrs(t, e, eu, "presigned", "QueueArn")["QueueArn"])
 }
+
+// NamedQueues names each queue uniquely in the server: its own name in the default account and region,
+// "account/region/name" in another, for metrics labels.
+func TestQnNamedQueues(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	spaces := []qnWho{
+		{region: "us-east-1", keyID: "AKIDEXAMPLE"},
+		{region: "eu-west-1", keyID: "AKIDEXAMPLE"},
+		{region: "us-east-1", keyID: "111111111111"},
+	}
+	for i, who := range spaces {
+		r := qnCall[qpCreateQueueResult](t, e, who, "CreateQueue", "QueueName", "orders")
+		for range i + 1 {
+			qnCall[qpSendMessageResult](t, e, who, "SendMessage", "QueueUrl", r.QueueURL, "MessageBody", "m")
+		}
+	}
+	visible := make(map[string]int)
+	for name, q := range e.srv.NamedQueues() {
+		visible[name] = q.Stats().Visible
+	}
+	require.Equal(t, map[string]int{
+		"orders":                        1,
+		qpAccount + "/eu-west-1/orders": 2,
+		"111111111111/us-east-1/orders": 3,
+	}, visible)
+}

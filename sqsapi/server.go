@@ -192,7 +192,7 @@ func (s *Server) BeginShutdown() {
 // queues created or deleted later do not change. A metrics collector can ask for them at each scrape. A
 // queue of the default account and region has its own name (fifoq.Queue.Name); one of another account or
 // region has a name made of a hash of its account, region and name ("ns-" and 32 hexadecimal digits, with
-// ".fifo" for a FIFO queue), which is its name in the store too.
+// ".fifo" for a FIFO queue), which is its name in the store too. NamedQueues gives names to show.
 func (s *Server) Queues() []*fifoq.Queue {
 	s.mu.RLock()
 	states := slices.Collect(maps.Values(s.byFifo))
@@ -205,6 +205,23 @@ func (s *Server) Queues() []*fifoq.Queue {
 		qs[i] = st.q
 	}
 	return qs
+}
+
+// NamedQueues returns every queue of the server under a name unique in the server: its own name for a queue
+// of the default account and region, "account/region/name" for one of another (two regions may each have
+// orders.fifo). For fifoqprom.WithNamedQueues, whose metrics are labelled by these names.
+func (s *Server) NamedQueues() map[string]*fifoq.Queue {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make(map[string]*fifoq.Queue, len(s.byFifo))
+	for _, st := range s.byFifo {
+		name := st.name
+		if st.ns.account != s.account || st.ns.region != s.region {
+			name = st.ns.account + "/" + st.ns.region + "/" + st.name
+		}
+		out[name] = st.q
+	}
+	return out
 }
 
 // now reads the server's clock.

@@ -101,7 +101,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		}
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-			fifoqprom.NewCollector(fifoqprom.WithQueues(api.Queues)))
+			fifoqprom.NewCollector(fifoqprom.WithNamedQueues(api.NamedQueues)))
 		o.metricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,
