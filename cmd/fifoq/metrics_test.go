@@ -408,7 +408,7 @@ func checkScrape(got, prev map[string]float64, queues []*loadQueue, lower, upper
 		}
 		moves, arrivals := src.counters["dead_letter_moved_out_messages"], dlq.counters["dead_letter_moved_in_messages"]
 		if moves > arrivals {
-			errs = append(errs, fmt.Errorf("%s: dead_letter_moves %v > dead_letter_arrivals %v of %s, read after it",
+			errs = append(errs, fmt.Errorf("%s: dead_letter_moved_out_messages %v > dead_letter_moved_in_messages %v of %s, read after it",
 				q.name, moves, arrivals, q.dlq))
 		}
 		if lower == nil {
@@ -428,7 +428,7 @@ func checkScrape(got, prev map[string]float64, queues []*loadQueue, lower, upper
 			{"received_messages", src.counters["received_messages"], lower[i].received, upper[i].received},
 			{"deleted_messages", src.counters["deleted_messages"], lower[i].deleted, upper[i].deleted},
 			{"dead_letter_moved_out_messages", moves, 0, upper[i].exhausted},
-			{"dead_letter_arrivals of " + q.dlq, arrivals, 0, upper[i].exhausted},
+			{"dead_letter_moved_in_messages of " + q.dlq, arrivals, 0, upper[i].exhausted},
 		} {
 			if b.v < float64(b.lo) || b.v > float64(b.hi) {
 				errs = append(errs, fmt.Errorf("%s: %s_total %v, want between %d (acknowledged before the scrape) and %d (started by its end)",
