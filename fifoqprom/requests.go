@@ -41,7 +41,8 @@ func NewRequestCollector() *RequestCollector {
 	}
 }
 
-// ObserveRequest counts a request: it is the method of sqsapi.RequestObserver, which the server calls.
+// ObserveRequest counts a request: it is the method of sqsapi.RequestObserver, which the server calls. The
+// code "" of a request that succeeded is counted as CodeNone.
 func (c *RequestCollector) ObserveRequest(action, code string, d time.Duration) {
 	if code == "" {
 		code = CodeNone

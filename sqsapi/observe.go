@@ -11,9 +11,9 @@ type RequestObserver interface {
 	// action is the SQS action the request named, spelled as SQS does ("SendMessage"), or UnknownAction
 	// for a request that named none the server serves: the values are a fixed set, whatever clients send.
 	// code is the error code of a failed request, as in its x-amzn-query-error header
-	// ("AWS.SimpleQueueService.NonExistentQueue", "InternalFailure"), and "" for a request that succeeded
-	// (a batch some of whose entries failed succeeded); the codes are a fixed set too, those the server
-	// sends. d is the time from the start of ServeHTTP to the end of the response, by the real clock
+	// ("AWS.SimpleQueueService.NonExistentQueue", "InternalFailure"), "" for a request that succeeded (a
+	// batch some of whose entries failed succeeded), and CodeCanceled for one whose context ended before
+	// it was done (its client went away); the codes are a fixed set too, those the server sends. d is the time from the start of ServeHTTP to the end of the response, by the real clock
 	// (whatever WithClock gives): a long poll's includes its wait.
 	//
 	// The strings are constants of the server and may be kept.
@@ -23,6 +23,12 @@ type RequestObserver interface {
 // UnknownAction is the action a RequestObserver is given for a request that names no action the server
 // serves, or none at all.
 const UnknownAction = "Unknown"
+
+// CodeCanceled is the code a RequestObserver is given for a request whose context ended before it was
+// done, which did nothing (a long poll returned no message): its client went away, or the server cut it at
+// the end of a shutdown. Its client, if still there, was answered InternalFailure (an empty receive for a
+// long poll). A long poll that BeginShutdown ended succeeded.
+const CodeCanceled = "Canceled"
 
 // WithRequestObserver makes the server tell o of every request it answers (see RequestObserver). The
 // default tells no one, and takes no time for it.
@@ -45,5 +51,9 @@ func (s *Server) observe(c *call, start time.Time) {
 	if !ok {
 		action = UnknownAction
 	}
-	s.observer.ObserveRequest(action, c.code, time.Since(start))
+	code := c.code
+	if c.canceled {
+		code = CodeCanceled
+	}
+	s.observer.ObserveRequest(action, code, time.Since(start))
 }

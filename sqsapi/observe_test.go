@@ -1,11 +1,14 @@
 package sqsapi_test
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -107,6 +110,44 @@ func TestObserveRequest(t *testing.T) {
 		require.Equal(t, tc.code, got[0].code, tc.name)
 		require.GreaterOrEqual(t, got[0].d, time.Duration(0), tc.name)
 	}
+}
+
+// A request whose context ended before it was done is CodeCanceled, not InternalFailure, whatever it
+// was answered: a long poll whose client went away, a send that was never made.
+func TestObserveRequestCanceled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := new(obRecorder)
+		srv := sqsapi.NewServer(sqsapi.WithRequestObserver(rec))
+		_, err := srv.CreateQueue("q", nil)
+		require.NoError(t, err)
+		serve := func(ctx context.Context, target, body string) int {
+			req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://fifoq.test/", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+			req.Header.Set("X-Amz-Target", target)
+			w := httptest.NewRecorder()
+			srv.ServeHTTP(w, req)
+			return w.Code
+		}
+		q := `"QueueUrl":"http://fifoq.test/000000000000/q"`
+
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan int)
+		go func() { done <- serve(ctx, "AmazonSQS.ReceiveMessage", `{`+q+`,"WaitTimeSeconds":20}`) }()
+		time.Sleep(5 * time.Second)
+		cancel() // the client goes away during its long poll
+		require.Equal(t, 200, <-done, "an empty receive")
+		got := rec.take()
+		require.Len(t, got, 1)
+		require.Equal(t, obRecord{"ReceiveMessage", sqsapi.CodeCanceled, 5 * time.Second}, got[0])
+
+		require.Equal(t, 500, serve(ctx, "AmazonSQS.SendMessage", `{`+q+`,"MessageBody":"a"}`), "a send on an ended context")
+		got = rec.take()
+		require.Len(t, got, 1)
+		require.Equal(t, "SendMessage", got[0].action)
+		require.Equal(t, sqsapi.CodeCanceled, got[0].code)
+		stats := srv.Queues()[0].Stats()
+		require.Zero(t, stats.Visible, "nothing was sent")
+	})
 }
 
 // obNop is an observer that allocates nothing.
