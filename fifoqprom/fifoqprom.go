@@ -43,11 +43,11 @@
 // Of the requests of an sqsapi server, from a [RequestCollector]:
 //
 //	fifoq_requests_total{action,code}                   counter: requests answered, by SQS action and error code
-//	                                                    ("none" for success)
+//	                                                    ("none" for success, "Canceled" when the client went away)
 //	fifoq_request_duration_seconds{action}              histogram: their durations, long polls' waits included
 //
-// Counters start at 0 when the queue or the consumer is created (or the queue opened from its store), so
-// they reset when the process restarts, as Prometheus expects of counters.
+// Counters start at 0 when the queue, the consumer or the RequestCollector is created (or the queue or the
+// store opened), so they reset when the process restarts, as Prometheus expects of counters.
 //
 // # Names
 //
