@@ -97,6 +97,9 @@ func (q *Queue) countSendLocked(dup bool) {
 // event source mapping (Invocations, Errors, Duration, ConcurrentExecutions). Package fifoqprom exports them
 // to Prometheus.
 type ConsumerMetrics struct {
+	// Queue is the name of the Consumer's source, if the source has a Name method, as a *Queue has; ""
+	// otherwise. Package fifoqprom labels the Consumer's metrics with it.
+	Queue string
 	// Batches counts the batches that ended, by outcome; every Outcome is a key, 0 included.
 	Batches map[Outcome]uint64
 	// Messages counts the messages of those batches, filtered ones included.
@@ -172,6 +175,7 @@ func (k *consumerCounters) ended(r *BatchReport) {
 func (c *Consumer) Metrics() ConsumerMetrics {
 	k := &c.counters
 	m := ConsumerMetrics{
+		Queue:    c.queue,
 		Batches:  make(map[Outcome]uint64, numOutcomes-1),
 		Messages: k.messages.Load(),
 		Failed:   k.failed.Load(),

@@ -426,6 +426,7 @@ func TestConsumerMetrics(t *testing.T) {
 		c, err := fifoq.NewConsumer(q, h, o)
 		require.NoError(t, err)
 		require.Equal(t, fifoq.ConsumerMetrics{
+			Queue: "mt-consumer.fifo", // the source's name
 			Batches: map[fifoq.Outcome]uint64{
 				fifoq.OutcomeSuccess: 0, fifoq.OutcomePartial: 0, fifoq.OutcomeError: 0, fifoq.OutcomePanic: 0,
 				fifoq.OutcomeTimeout: 0, fifoq.OutcomeFiltered: 0,

@@ -179,6 +179,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
 		exited: make(chan struct{})}
+	e.health.fs = c.fs
 	opts := &pebble.Options{
 		FS:                 &fenceFS{FS: c.fs, f: e.fence},
 		Cache:              cache,
@@ -264,6 +265,7 @@ type engine struct {
 	wake     chan struct{}
 	exited   chan struct{}
 	scans    sync.WaitGroup
+	health   health // health.go
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied
@@ -359,6 +361,7 @@ func (e *engine) run() {
 		e.mu.Unlock()
 		if len(items) > 0 {
 			r.err = e.apply(items, r.sync || closing)
+			e.health.synced(r.sync || closing, r.err)
 			close(r.done)
 			clear(items)
 		}

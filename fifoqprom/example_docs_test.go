@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/url"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -57,4 +58,40 @@ func Example_serverQueuesAndConsumer() {
 	// fifoq_queue_sent_messages_total emails
 	// fifoq_queue_sent_messages_total jobs
 	// fifoq_queue_sent_messages_total orders
+}
+
+// A RequestCollector counts the requests of a wire API server by action and error code, with their
+// durations: the server tells it of each request.
+func Example_serverRequests() {
+	requests := fifoqprom.NewRequestCollector()
+	srv := sqsapi.NewServer(sqsapi.WithRequestObserver(requests))
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(requests, fifoqprom.NewCollector(fifoqprom.WithNamedQueues(srv.NamedQueues)))
+
+	for _, form := range []url.Values{
+		{"Action": {"CreateQueue"}, "QueueName": {"jobs"}},
+		{"Action": {"GetQueueUrl"}, "QueueName": {"jobs"}},
+		{"Action": {"GetQueueUrl"}, "QueueName": {"missing"}},
+	} {
+		resp, err := srv.HTTPClient().PostForm("http://localhost/", form)
+		if err != nil {
+			log.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "fifoq_requests_total" {
+			for _, m := range mf.GetMetric() {
+				fmt.Println(m.GetLabel()[0].GetValue(), m.GetLabel()[1].GetValue(), m.GetCounter().GetValue())
+			}
+		}
+	}
+	// Output:
+	// CreateQueue none 1
+	// GetQueueUrl AWS.SimpleQueueService.NonExistentQueue 1
+	// GetQueueUrl none 1
 }

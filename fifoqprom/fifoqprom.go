@@ -6,34 +6,55 @@
 //
 // Per queue, labelled queue (its name):
 //
-//	fifoq_queue_messages{state}                    gauge: stored now, by state: visible (ApproximateNumberOfMessages),
-//	                                               in_flight (...NotVisible), delayed (...Delayed)
-//	fifoq_queue_oldest_message_age_seconds         gauge: ApproximateAgeOfOldestMessage; 0 when empty
-//	fifoq_queue_sent_messages_total                counter: stored by Send and SendBatch (NumberOfMessagesSent)
-//	fifoq_queue_duplicate_sends_total              counter: sends suppressed by deduplication
-//	fifoq_queue_received_messages_total            counter: returned by receives (NumberOfMessagesReceived)
-//	fifoq_queue_deleted_messages_total             counter: deleted (NumberOfMessagesDeleted)
-//	fifoq_queue_expired_messages_total             counter: dropped at the end of their retention
-//	fifoq_queue_purged_messages_total              counter: deleted by Purge
-//	fifoq_queue_dead_letter_moves_total            counter: moved from this queue to its dead-letter queue
-//	fifoq_queue_dead_letter_arrivals_total         counter: moved into this queue as a dead-letter queue
-//	fifoq_queue_redriven_messages_total            counter: taken out of this dead-letter queue by move tasks
-//	fifoq_queue_redrive_arrivals_total             counter: moved into this queue by move tasks
-//	fifoq_queue_recovered_messages_total           counter: found in the store when the queue was opened
+//	fifoq_queue_messages{state}                         gauge: stored now, by state: visible (ApproximateNumberOfMessages),
+//	                                                    in_flight (...NotVisible), delayed (...Delayed)
+//	fifoq_queue_oldest_message_age_seconds              gauge: ApproximateAgeOfOldestMessage; 0 when empty
+//	fifoq_queue_sent_messages_total                     counter: stored by Send and SendBatch (NumberOfMessagesSent)
+//	fifoq_queue_deduplicated_messages_total             counter: sends suppressed by deduplication
+//	fifoq_queue_received_messages_total                 counter: returned by receives (NumberOfMessagesReceived)
+//	fifoq_queue_deleted_messages_total                  counter: deleted (NumberOfMessagesDeleted)
+//	fifoq_queue_expired_messages_total                  counter: dropped at the end of their retention
+//	fifoq_queue_purged_messages_total                   counter: deleted by Purge
+//	fifoq_queue_dead_letter_moved_out_messages_total    counter: moved from this queue to its dead-letter queue
+//	fifoq_queue_dead_letter_moved_in_messages_total     counter: moved into this queue as a dead-letter queue
+//	fifoq_queue_redrive_moved_out_messages_total        counter: taken out of this dead-letter queue by move tasks
+//	fifoq_queue_redrive_moved_in_messages_total         counter: moved into this queue by move tasks
+//	fifoq_queue_recovered_messages_total                counter: found in the store when the queue was opened
 //
-// Per consumer, labelled consumer (the name given to [Collector.AddConsumer]):
+// Per consumer, labelled consumer (the name given to [Collector.AddConsumer]) and queue (its source's name,
+// [fifoq.ConsumerMetrics.Queue]):
 //
-//	fifoq_consumer_batches_total{outcome}          counter: batches ended, by outcome: success, partial,
-//	                                               error, panic, timeout, filtered
-//	fifoq_consumer_messages_total                  counter: messages in those batches
-//	fifoq_consumer_failed_messages_total           counter: their messages returned to the queue
-//	fifoq_consumer_filtered_messages_total         counter: their messages the filter deleted
-//	fifoq_consumer_batches_in_flight               gauge: batches being handled now
-//	fifoq_consumer_handler_duration_seconds        histogram: handler calls, by the queue's clock; buckets
-//	                                               5ms..10s (Prometheus' defaults), 30s, 1m, 5m, 15m
+//	fifoq_consumer_batches_total{outcome}               counter: batches ended, by outcome: success, partial,
+//	                                                    error, panic, timeout, filtered
+//	fifoq_consumer_messages_total                       counter: messages in those batches
+//	fifoq_consumer_failed_messages_total                counter: their messages returned to the queue
+//	fifoq_consumer_filtered_messages_total              counter: their messages the filter deleted
+//	fifoq_consumer_batches_in_flight                    gauge: batches being handled now
+//	fifoq_consumer_handler_duration_seconds             histogram: handler calls, by the queue's clock; buckets
+//	                                                    5ms..10s (Prometheus' defaults), 30s, 1m, 5m, 15m
 //
-// Counters start at 0 when the queue or the consumer is created (or the queue opened from its store), so
-// they reset when the process restarts, as Prometheus expects of counters.
+// Of the store given with [WithStore] ([fifoq.Store.Health]), with no label:
+//
+//	fifoq_store_syncs_total                             counter: syncs of the store's log that succeeded
+//	fifoq_store_failed                                  gauge: 1 once a write or a sync failed, after which the store
+//	                                                    refuses every change until it is opened again; else 0
+//	fifoq_store_disk_bytes                              gauge: size of the files in the store's directory
+//
+// Of the requests of an sqsapi server, from a [RequestCollector]:
+//
+//	fifoq_requests_total{action,code}                   counter: requests answered, by SQS action and error code
+//	                                                    ("none" for success, "Canceled" when the client went away)
+//	fifoq_request_duration_seconds{action}              histogram: their durations, long polls' waits included
+//
+// Counters start at 0 when the queue, the consumer or the RequestCollector is created (or the queue or the
+// store opened), so they reset when the process restarts, as Prometheus expects of counters.
+//
+// # Names
+//
+// Every name starts with fifoq_ and the subject (queue_, consumer_, store_, request); a counter ends in
+// _total, after its unit: fifoq_queue_<what happened>_messages_total counts messages by what happened to
+// them, fifoq_consumer_batches_total batches. The names pass promlint (testutil.CollectAndLint);
+// docs/metrics.md lists the five that were renamed to follow this scheme.
 //
 // # Cost
 //
@@ -62,6 +83,7 @@ import (
 type Collector struct {
 	queueFuncs []func() []*fifoq.Queue          // set by NewCollector, then only read
 	namedFuncs []func() map[string]*fifoq.Queue // the same
+	store      *fifoq.Store                     // the same
 
 	mu        sync.Mutex // guards the fields below
 	queues    []*fifoq.Queue
@@ -98,6 +120,10 @@ func WithNamedQueues(queues func() map[string]*fifoq.Queue) Option {
 	}
 }
 
+// WithStore makes the Collector collect the health of st at each scrape ([fifoq.Store.Health]): its syncs,
+// whether it failed, and the size of its files. Given more than once, the last store is collected.
+func WithStore(st *fifoq.Store) Option { return func(c *Collector) { c.store = st } }
+
 // NewCollector returns a Collector of no queues and no consumers, but those the options give.
 func NewCollector(opts ...Option) *Collector {
 	c := &Collector{consumers: make(map[string]*fifoq.Consumer)}
@@ -128,8 +154,9 @@ func (c *Collector) RemoveQueue(q *fifoq.Queue) {
 	c.queues = slices.DeleteFunc(c.queues, func(x *fifoq.Queue) bool { return x == q })
 }
 
-// AddConsumer makes the Collector collect cons, labelled consumer=name, until RemoveConsumer(name). A
-// consumer added under a name already used replaces the one there.
+// AddConsumer makes the Collector collect cons, labelled consumer=name and queue with the name of its
+// source ([fifoq.ConsumerMetrics.Queue]), until RemoveConsumer(name). A consumer added under a name already
+// used replaces the one there.
 func (c *Collector) AddConsumer(name string, cons *fifoq.Consumer) {
 	if cons == nil {
 		return
@@ -164,8 +191,8 @@ var (
 		[]string{labelQueue}, nil)
 	descSent = queueCounter("sent_messages_total",
 		"Messages stored by sends (NumberOfMessagesSent); sends suppressed by deduplication are not counted.")
-	descDuplicates = queueCounter("duplicate_sends_total",
-		"Sends accepted but not stored, because their deduplication id was accepted within the last 5 minutes.")
+	descDuplicates = queueCounter("deduplicated_messages_total",
+		"Messages sent but not stored, because their deduplication id was accepted within the last 5 minutes.")
 	descReceived = queueCounter("received_messages_total",
 		"Messages returned by receives (NumberOfMessagesReceived); a message received again counts again.")
 	descDeleted = queueCounter("deleted_messages_total",
@@ -174,20 +201,20 @@ var (
 		"Messages dropped at the end of their retention period.")
 	descPurged = queueCounter("purged_messages_total",
 		"Messages deleted by purges.")
-	descDeadLettered = queueCounter("dead_letter_moves_total",
+	descDeadLettered = queueCounter("dead_letter_moved_out_messages_total",
 		"Messages moved from this queue to its dead-letter queue, past its maxReceiveCount.")
-	descDeadLetterArrivals = queueCounter("dead_letter_arrivals_total",
+	descDeadLetterArrivals = queueCounter("dead_letter_moved_in_messages_total",
 		"Messages moved into this queue from the queues whose dead-letter queue it is.")
-	descRedriven = queueCounter("redriven_messages_total",
+	descRedriven = queueCounter("redrive_moved_out_messages_total",
 		"Messages taken out of this dead-letter queue by message move tasks.")
-	descRedriveArrivals = queueCounter("redrive_arrivals_total",
+	descRedriveArrivals = queueCounter("redrive_moved_in_messages_total",
 		"Messages moved into this queue from a dead-letter queue by message move tasks.")
 	descRecovered = queueCounter("recovered_messages_total",
 		"Messages found in the store when the queue was opened.")
 
 	descBatches = prometheus.NewDesc("fifoq_consumer_batches_total",
 		"Batches the consumer finished, by outcome: success, partial (batch item failures), error, panic, timeout, filtered (the filter deleted every message).",
-		[]string{labelConsumer, labelOutcome}, nil)
+		[]string{labelConsumer, labelQueue, labelOutcome}, nil)
 	descConsumerMessages = consumerCounter("messages_total",
 		"Messages in the batches the consumer finished, filtered ones included.")
 	descConsumerFailed = consumerCounter("failed_messages_total",
@@ -196,16 +223,26 @@ var (
 		"Messages the consumer's filter rejected and deleted.")
 	descInFlight = prometheus.NewDesc("fifoq_consumer_batches_in_flight",
 		"Batches the consumer is handling now.",
-		[]string{labelConsumer}, nil)
+		[]string{labelConsumer, labelQueue}, nil)
 	descHandlerDuration = prometheus.NewDesc("fifoq_consumer_handler_duration_seconds",
 		"Duration of the consumer's handler calls, by the queue's clock.",
-		[]string{labelConsumer}, nil)
+		[]string{labelConsumer, labelQueue}, nil)
+
+	descStoreSyncs = prometheus.NewDesc("fifoq_store_syncs_total",
+		"Syncs of the store's log to disk that succeeded since it was opened; concurrent changes share a sync.",
+		nil, nil)
+	descStoreFailed = prometheus.NewDesc("fifoq_store_failed",
+		"1 once a write or a sync of the store failed (a full disk): it refuses every change until it is opened again; 0 while it works.",
+		nil, nil)
+	descStoreDiskBytes = prometheus.NewDesc("fifoq_store_disk_bytes",
+		"Size of the files in the store's directory.",
+		nil, nil)
 
 	allDescs = []*prometheus.Desc{
 		descMessages, descOldestAge, descSent, descDuplicates, descReceived, descDeleted, descExpired,
 		descPurged, descDeadLettered, descDeadLetterArrivals, descRedriven, descRedriveArrivals, descRecovered,
 		descBatches, descConsumerMessages, descConsumerFailed, descConsumerFiltered, descInFlight,
-		descHandlerDuration,
+		descHandlerDuration, descStoreSyncs, descStoreFailed, descStoreDiskBytes,
 	}
 )
 
@@ -214,7 +251,7 @@ func queueCounter(name, help string) *prometheus.Desc {
 }
 
 func consumerCounter(name, help string) *prometheus.Desc {
-	return prometheus.NewDesc("fifoq_consumer_"+name, help, []string{labelConsumer}, nil)
+	return prometheus.NewDesc("fifoq_consumer_"+name, help, []string{labelConsumer, labelQueue}, nil)
 }
 
 // Describe sends the descriptions of every metric the Collector may collect.
@@ -276,7 +313,27 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.NewInvalidMetric(descBatches, fmt.Errorf("fifoqprom: consumer name %q is not UTF-8", n.name))
 			continue
 		}
-		collectConsumer(ch, n.name, n.c.Metrics())
+		m := n.c.Metrics()
+		if !utf8.ValidString(m.Queue) {
+			ch <- prometheus.NewInvalidMetric(descBatches, fmt.Errorf("fifoqprom: queue name %q of consumer %s is not UTF-8", m.Queue, n.name))
+			continue
+		}
+		collectConsumer(ch, n.name, m)
+	}
+	if c.store != nil {
+		collectStore(ch, c.store.Health())
+	}
+}
+
+func collectStore(ch chan<- prometheus.Metric, h fifoq.StoreHealth) {
+	ch <- prometheus.MustNewConstMetric(descStoreSyncs, prometheus.CounterValue, float64(h.Syncs))
+	failed := 0.0
+	if h.Err != nil {
+		failed = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descStoreFailed, prometheus.GaugeValue, failed)
+	if h.DiskBytes >= 0 {
+		ch <- prometheus.MustNewConstMetric(descStoreDiskBytes, prometheus.GaugeValue, float64(h.DiskBytes))
 	}
 }
 
@@ -306,15 +363,15 @@ func collectQueue(ch chan<- prometheus.Metric, name string, m fifoq.Metrics) {
 
 func collectConsumer(ch chan<- prometheus.Metric, name string, m fifoq.ConsumerMetrics) {
 	counter := func(d *prometheus.Desc, v uint64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), name)
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), name, m.Queue)
 	}
 	for o, n := range m.Batches {
-		ch <- prometheus.MustNewConstMetric(descBatches, prometheus.CounterValue, float64(n), name, o.String())
+		ch <- prometheus.MustNewConstMetric(descBatches, prometheus.CounterValue, float64(n), name, m.Queue, o.String())
 	}
 	counter(descConsumerMessages, m.Messages)
 	counter(descConsumerFailed, m.Failed)
 	counter(descConsumerFiltered, m.Filtered)
-	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(m.InFlight), name)
+	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(m.InFlight), name, m.Queue)
 
 	h := m.HandlerDuration
 	buckets := make(map[float64]uint64, len(h.Bounds))
@@ -323,5 +380,5 @@ func collectConsumer(ch chan<- prometheus.Metric, name string, m fifoq.ConsumerM
 		cum += h.Counts[i]
 		buckets[b.Seconds()] = cum
 	}
-	ch <- prometheus.MustNewConstHistogram(descHandlerDuration, h.Count, h.Sum.Seconds(), buckets, name)
+	ch <- prometheus.MustNewConstHistogram(descHandlerDuration, h.Count, h.Sum.Seconds(), buckets, name, m.Queue)
 }

@@ -61,22 +61,22 @@ func TestCollectorExposition(t *testing.T) {
 	c.AddQueue(dlq)
 	c.AddQueue(src) // once only
 	want := `
-# HELP fifoq_queue_dead_letter_arrivals_total Messages moved into this queue from the queues whose dead-letter queue it is.
-# TYPE fifoq_queue_dead_letter_arrivals_total counter
-fifoq_queue_dead_letter_arrivals_total{queue="pt-dlq.fifo"} 1
-fifoq_queue_dead_letter_arrivals_total{queue="pt-src.fifo"} 0
-# HELP fifoq_queue_dead_letter_moves_total Messages moved from this queue to its dead-letter queue, past its maxReceiveCount.
-# TYPE fifoq_queue_dead_letter_moves_total counter
-fifoq_queue_dead_letter_moves_total{queue="pt-dlq.fifo"} 0
-fifoq_queue_dead_letter_moves_total{queue="pt-src.fifo"} 1
+# HELP fifoq_queue_dead_letter_moved_in_messages_total Messages moved into this queue from the queues whose dead-letter queue it is.
+# TYPE fifoq_queue_dead_letter_moved_in_messages_total counter
+fifoq_queue_dead_letter_moved_in_messages_total{queue="pt-dlq.fifo"} 1
+fifoq_queue_dead_letter_moved_in_messages_total{queue="pt-src.fifo"} 0
+# HELP fifoq_queue_dead_letter_moved_out_messages_total Messages moved from this queue to its dead-letter queue, past its maxReceiveCount.
+# TYPE fifoq_queue_dead_letter_moved_out_messages_total counter
+fifoq_queue_dead_letter_moved_out_messages_total{queue="pt-dlq.fifo"} 0
+fifoq_queue_dead_letter_moved_out_messages_total{queue="pt-src.fifo"} 1
 # HELP fifoq_queue_deleted_messages_total Messages deleted (NumberOfMessagesDeleted); deleting a message already gone is not counted.
 # TYPE fifoq_queue_deleted_messages_total counter
 fifoq_queue_deleted_messages_total{queue="pt-dlq.fifo"} 0
 fifoq_queue_deleted_messages_total{queue="pt-src.fifo"} 1
-# HELP fifoq_queue_duplicate_sends_total Sends accepted but not stored, because their deduplication id was accepted within the last 5 minutes.
-# TYPE fifoq_queue_duplicate_sends_total counter
-fifoq_queue_duplicate_sends_total{queue="pt-dlq.fifo"} 0
-fifoq_queue_duplicate_sends_total{queue="pt-src.fifo"} 1
+# HELP fifoq_queue_deduplicated_messages_total Messages sent but not stored, because their deduplication id was accepted within the last 5 minutes.
+# TYPE fifoq_queue_deduplicated_messages_total counter
+fifoq_queue_deduplicated_messages_total{queue="pt-dlq.fifo"} 0
+fifoq_queue_deduplicated_messages_total{queue="pt-src.fifo"} 1
 # HELP fifoq_queue_expired_messages_total Messages dropped at the end of their retention period.
 # TYPE fifoq_queue_expired_messages_total counter
 fifoq_queue_expired_messages_total{queue="pt-dlq.fifo"} 0
@@ -105,14 +105,14 @@ fifoq_queue_received_messages_total{queue="pt-src.fifo"} 3
 # TYPE fifoq_queue_recovered_messages_total counter
 fifoq_queue_recovered_messages_total{queue="pt-dlq.fifo"} 0
 fifoq_queue_recovered_messages_total{queue="pt-src.fifo"} 0
-# HELP fifoq_queue_redrive_arrivals_total Messages moved into this queue from a dead-letter queue by message move tasks.
-# TYPE fifoq_queue_redrive_arrivals_total counter
-fifoq_queue_redrive_arrivals_total{queue="pt-dlq.fifo"} 0
-fifoq_queue_redrive_arrivals_total{queue="pt-src.fifo"} 0
-# HELP fifoq_queue_redriven_messages_total Messages taken out of this dead-letter queue by message move tasks.
-# TYPE fifoq_queue_redriven_messages_total counter
-fifoq_queue_redriven_messages_total{queue="pt-dlq.fifo"} 0
-fifoq_queue_redriven_messages_total{queue="pt-src.fifo"} 0
+# HELP fifoq_queue_redrive_moved_in_messages_total Messages moved into this queue from a dead-letter queue by message move tasks.
+# TYPE fifoq_queue_redrive_moved_in_messages_total counter
+fifoq_queue_redrive_moved_in_messages_total{queue="pt-dlq.fifo"} 0
+fifoq_queue_redrive_moved_in_messages_total{queue="pt-src.fifo"} 0
+# HELP fifoq_queue_redrive_moved_out_messages_total Messages taken out of this dead-letter queue by message move tasks.
+# TYPE fifoq_queue_redrive_moved_out_messages_total counter
+fifoq_queue_redrive_moved_out_messages_total{queue="pt-dlq.fifo"} 0
+fifoq_queue_redrive_moved_out_messages_total{queue="pt-src.fifo"} 0
 # HELP fifoq_queue_sent_messages_total Messages stored by sends (NumberOfMessagesSent); sends suppressed by deduplication are not counted.
 # TYPE fifoq_queue_sent_messages_total counter
 fifoq_queue_sent_messages_total{queue="pt-dlq.fifo"} 0
@@ -171,44 +171,44 @@ func TestCollectorConsumerExposition(t *testing.T) {
 		want := `
 # HELP fifoq_consumer_batches_in_flight Batches the consumer is handling now.
 # TYPE fifoq_consumer_batches_in_flight gauge
-fifoq_consumer_batches_in_flight{consumer="orders"} 0
+fifoq_consumer_batches_in_flight{consumer="orders",queue="pt-consumer.fifo"} 0
 # HELP fifoq_consumer_batches_total Batches the consumer finished, by outcome: success, partial (batch item failures), error, panic, timeout, filtered (the filter deleted every message).
 # TYPE fifoq_consumer_batches_total counter
-fifoq_consumer_batches_total{consumer="orders",outcome="error"} 1
-fifoq_consumer_batches_total{consumer="orders",outcome="filtered"} 1
-fifoq_consumer_batches_total{consumer="orders",outcome="panic"} 1
-fifoq_consumer_batches_total{consumer="orders",outcome="partial"} 0
-fifoq_consumer_batches_total{consumer="orders",outcome="success"} 1
-fifoq_consumer_batches_total{consumer="orders",outcome="timeout"} 1
+fifoq_consumer_batches_total{consumer="orders",outcome="error",queue="pt-consumer.fifo"} 1
+fifoq_consumer_batches_total{consumer="orders",outcome="filtered",queue="pt-consumer.fifo"} 1
+fifoq_consumer_batches_total{consumer="orders",outcome="panic",queue="pt-consumer.fifo"} 1
+fifoq_consumer_batches_total{consumer="orders",outcome="partial",queue="pt-consumer.fifo"} 0
+fifoq_consumer_batches_total{consumer="orders",outcome="success",queue="pt-consumer.fifo"} 1
+fifoq_consumer_batches_total{consumer="orders",outcome="timeout",queue="pt-consumer.fifo"} 1
 # HELP fifoq_consumer_failed_messages_total Messages the consumer returned to the queue after its handler failed on them.
 # TYPE fifoq_consumer_failed_messages_total counter
-fifoq_consumer_failed_messages_total{consumer="orders"} 3
+fifoq_consumer_failed_messages_total{consumer="orders",queue="pt-consumer.fifo"} 3
 # HELP fifoq_consumer_filtered_messages_total Messages the consumer's filter rejected and deleted.
 # TYPE fifoq_consumer_filtered_messages_total counter
-fifoq_consumer_filtered_messages_total{consumer="orders"} 1
+fifoq_consumer_filtered_messages_total{consumer="orders",queue="pt-consumer.fifo"} 1
 # HELP fifoq_consumer_handler_duration_seconds Duration of the consumer's handler calls, by the queue's clock.
 # TYPE fifoq_consumer_handler_duration_seconds histogram
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.005"} 1
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.01"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.025"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.05"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.1"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.25"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.5"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="1"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="2.5"} 2
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="5"} 3
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="10"} 3
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="30"} 3
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="60"} 3
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="300"} 3
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="900"} 3
-fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="+Inf"} 4
-fifoq_consumer_handler_duration_seconds_sum{consumer="orders"} 1203.007
-fifoq_consumer_handler_duration_seconds_count{consumer="orders"} 4
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.005",queue="pt-consumer.fifo"} 1
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.01",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.025",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.05",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.1",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.25",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="0.5",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="1",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="2.5",queue="pt-consumer.fifo"} 2
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="5",queue="pt-consumer.fifo"} 3
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="10",queue="pt-consumer.fifo"} 3
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="30",queue="pt-consumer.fifo"} 3
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="60",queue="pt-consumer.fifo"} 3
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="300",queue="pt-consumer.fifo"} 3
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="900",queue="pt-consumer.fifo"} 3
+fifoq_consumer_handler_duration_seconds_bucket{consumer="orders",le="+Inf",queue="pt-consumer.fifo"} 4
+fifoq_consumer_handler_duration_seconds_sum{consumer="orders",queue="pt-consumer.fifo"} 1203.007
+fifoq_consumer_handler_duration_seconds_count{consumer="orders",queue="pt-consumer.fifo"} 4
 # HELP fifoq_consumer_messages_total Messages in the batches the consumer finished, filtered ones included.
 # TYPE fifoq_consumer_messages_total counter
-fifoq_consumer_messages_total{consumer="orders"} 5
+fifoq_consumer_messages_total{consumer="orders",queue="pt-consumer.fifo"} 5
 `
 		require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want)))
 	})

@@ -70,6 +70,13 @@
 // message_id, receive_count, group). Client errors (4xx) are not logged above Debug: they are the
 // client's to report.
 //
+// # Request metrics
+//
+// With [WithRequestObserver], the server tells a [RequestObserver] of each request it answers: its action,
+// its error code and its duration, for request counts and latency histograms (package fifoqprom's
+// RequestCollector exports them to Prometheus). The actions and codes are fixed sets, [UnknownAction] standing
+// for any action the server does not serve, so a client cannot make new series.
+//
 // # Durable queues
 //
 // A server made with [NewServer] keeps its queues in memory: they are gone when the process ends. A server

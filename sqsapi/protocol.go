@@ -167,7 +167,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.requestID = c.headers.requestID[0]
 	var start time.Time
 	debugLog := s.log.Enabled(c.ctx, slog.LevelDebug)
-	if debugLog {
+	if debugLog || s.observer != nil {
 		start = time.Now()
 	}
 	defer func() {
@@ -181,6 +181,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if rec, ok := w.(*recorder); ok {
 			rec.canceled = c.canceled
+		}
+		if s.observer != nil {
+			s.observe(c, start)
 		}
 		if debugLog {
 			protocol := "query"

@@ -34,6 +34,9 @@ type Server struct {
 	client  *http.Client
 	maxBody int64 // the largest request body served
 
+	// observer is told of every request (WithRequestObserver); nil: none.
+	observer RequestObserver
+
 	// pollsMu guards the fields below: the long polls in progress, each with the function that ends its
 	// wait, and whether BeginShutdown was called, after which receives do not wait.
 	pollsMu  sync.Mutex
@@ -82,6 +85,8 @@ type config struct {
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
 	maxBody int64
+
+	observer RequestObserver
 }
 
 // An Option configures a Server.
@@ -165,6 +170,7 @@ func newServer(opts []Option) *Server {
 		tasks:      make(map[string]*moveTask),
 		polls:      make(map[*call]context.CancelFunc),
 	}
+	s.observer = c.observer
 	s.client = &http.Client{Transport: inProcess{s}}
 	return s
 }

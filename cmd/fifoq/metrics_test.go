@@ -64,9 +64,9 @@ func queueSample(name, queue, state string) string {
 }
 
 // queueCounters are the names of the per-queue counters, without the fifoq_queue_ prefix and _total suffix.
-var queueCounters = []string{"sent_messages", "duplicate_sends", "received_messages", "deleted_messages",
-	"expired_messages", "purged_messages", "dead_letter_moves", "dead_letter_arrivals", "redriven_messages",
-	"redrive_arrivals", "recovered_messages"}
+var queueCounters = []string{"sent_messages", "deduplicated_messages", "received_messages", "deleted_messages",
+	"expired_messages", "purged_messages", "dead_letter_moved_out_messages", "dead_letter_moved_in_messages", "redrive_moved_out_messages",
+	"redrive_moved_in_messages", "recovered_messages"}
 
 // queueView is one queue's samples of one scrape.
 type queueView struct {
@@ -109,8 +109,8 @@ func view(samples map[string]float64, queue string) (queueView, error) {
 func (v queueView) consistent() error {
 	c := v.counters
 	stored := v.visible + v.inFlight + v.delayed
-	in := c["recovered_messages"] + c["sent_messages"] + c["dead_letter_arrivals"] + c["redrive_arrivals"]
-	out := c["deleted_messages"] + c["expired_messages"] + c["purged_messages"] + c["dead_letter_moves"] + c["redriven_messages"]
+	in := c["recovered_messages"] + c["sent_messages"] + c["dead_letter_moved_in_messages"] + c["redrive_moved_in_messages"]
+	out := c["deleted_messages"] + c["expired_messages"] + c["purged_messages"] + c["dead_letter_moved_out_messages"] + c["redrive_moved_out_messages"]
 	var errs []error
 	if stored != in-out {
 		errs = append(errs, fmt.Errorf("visible %v + in_flight %v + delayed %v = %v, want recovered+sent+arrivals %v - deleted-expired-purged-moved %v = %v",
@@ -123,7 +123,7 @@ func (v queueView) consistent() error {
 		errs = append(errs, fmt.Errorf("in_flight %v > received %v - deleted %v: every message in flight was received, and not deleted",
 			v.inFlight, c["received_messages"], c["deleted_messages"]))
 	}
-	for _, name := range []string{"expired_messages", "purged_messages", "redriven_messages", "redrive_arrivals", "recovered_messages"} {
+	for _, name := range []string{"expired_messages", "purged_messages", "redrive_moved_out_messages", "redrive_moved_in_messages", "recovered_messages"} {
 		if c[name] != 0 {
 			errs = append(errs, fmt.Errorf("%s_total %v, want 0", name, c[name]))
 		}
@@ -316,14 +316,14 @@ func TestServeMetricsUnderLoad(t *testing.T) {
 		src, err := view(got, q.name)
 		require.NoError(t, err)
 		require.Equal(t, map[string]float64{
-			"sent_messages": total, "duplicate_sends": float64(q.dupsAcked.Load()),
+			"sent_messages": total, "deduplicated_messages": float64(q.dupsAcked.Load()),
 			"received_messages": float64(q.delivered.Load()), "deleted_messages": total - poisonTotal,
-			"expired_messages": 0, "purged_messages": 0, "dead_letter_moves": poisonTotal,
-			"dead_letter_arrivals": 0, "redriven_messages": 0, "redrive_arrivals": 0, "recovered_messages": 0,
+			"expired_messages": 0, "purged_messages": 0, "dead_letter_moved_out_messages": poisonTotal,
+			"dead_letter_moved_in_messages": 0, "redrive_moved_out_messages": 0, "redrive_moved_in_messages": 0, "recovered_messages": 0,
 		}, src.counters, "%s: counters after the workload", q.name)
 		require.Equal(t, float64(q.sendsAcked.Load()), src.counters["sent_messages"], q.name)
 		require.Equal(t, float64(q.deleteAcks.Load()), src.counters["deleted_messages"], q.name)
-		require.Equal(t, float64(q.exhaustedAcked.Load()), src.counters["dead_letter_moves"], q.name)
+		require.Equal(t, float64(q.exhaustedAcked.Load()), src.counters["dead_letter_moved_out_messages"], q.name)
 		require.Equal(t, int64(total-poisonTotal+poisonTotal*maxReceiveCount), q.delivered.Load(),
 			"%s: each message received once, each poison message %d times", q.name, maxReceiveCount)
 		require.Zero(t, src.visible+src.inFlight+src.delayed, "%s: empty", q.name)
@@ -335,7 +335,7 @@ func TestServeMetricsUnderLoad(t *testing.T) {
 
 		dlq, err := view(got, q.dlq)
 		require.NoError(t, err)
-		require.Equal(t, float64(poisonTotal), dlq.counters["dead_letter_arrivals"], q.dlq)
+		require.Equal(t, float64(poisonTotal), dlq.counters["dead_letter_moved_in_messages"], q.dlq)
 		require.Equal(t, float64(poisonTotal), dlq.visible, "%s: every move waits there", q.dlq)
 
 		// What the dead-letter queue holds: the poison messages, each once.
@@ -361,7 +361,7 @@ func TestServeMetricsUnderLoad(t *testing.T) {
 		q.mu.Lock()
 		require.ElementsMatch(t, q.poison, found, "%s: the poison messages", q.dlq)
 		q.mu.Unlock()
-		require.Len(t, found, int(src.counters["dead_letter_moves"]), "%s: the moves are the messages found in %s", q.name, q.dlq)
+		require.Len(t, found, int(src.counters["dead_letter_moved_out_messages"]), "%s: the moves are the messages found in %s", q.name, q.dlq)
 	}
 	final := scrape(t, metricsURL)
 	require.NoError(t, checkScrape(final, got, queues, nil, nil), "the scrape after the dead-letter queues were emptied")
@@ -369,7 +369,7 @@ func TestServeMetricsUnderLoad(t *testing.T) {
 		dlq, err := view(final, q.dlq)
 		require.NoError(t, err)
 		require.Equal(t, []float64{poisonTotal, poisonTotal, poisonTotal, 0},
-			[]float64{dlq.counters["dead_letter_arrivals"], dlq.counters["received_messages"], dlq.counters["deleted_messages"],
+			[]float64{dlq.counters["dead_letter_moved_in_messages"], dlq.counters["received_messages"], dlq.counters["deleted_messages"],
 				dlq.visible + dlq.inFlight + dlq.delayed}, "%s: arrivals, received, deleted, stored", q.dlq)
 	}
 	transport.CloseIdleConnections()
@@ -406,9 +406,9 @@ func checkScrape(got, prev map[string]float64, queues []*loadQueue, lower, upper
 		if err := dlq.consistent(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", q.dlq, err))
 		}
-		moves, arrivals := src.counters["dead_letter_moves"], dlq.counters["dead_letter_arrivals"]
+		moves, arrivals := src.counters["dead_letter_moved_out_messages"], dlq.counters["dead_letter_moved_in_messages"]
 		if moves > arrivals {
-			errs = append(errs, fmt.Errorf("%s: dead_letter_moves %v > dead_letter_arrivals %v of %s, read after it",
+			errs = append(errs, fmt.Errorf("%s: dead_letter_moved_out_messages %v > dead_letter_moved_in_messages %v of %s, read after it",
 				q.name, moves, arrivals, q.dlq))
 		}
 		if lower == nil {
@@ -424,11 +424,11 @@ func checkScrape(got, prev map[string]float64, queues []*loadQueue, lower, upper
 			lo, hi int64
 		}{
 			{"sent_messages", src.counters["sent_messages"], lower[i].sent, upper[i].sent},
-			{"duplicate_sends", src.counters["duplicate_sends"], lower[i].dups, upper[i].dups},
+			{"deduplicated_messages", src.counters["deduplicated_messages"], lower[i].dups, upper[i].dups},
 			{"received_messages", src.counters["received_messages"], lower[i].received, upper[i].received},
 			{"deleted_messages", src.counters["deleted_messages"], lower[i].deleted, upper[i].deleted},
-			{"dead_letter_moves", moves, 0, upper[i].exhausted},
-			{"dead_letter_arrivals of " + q.dlq, arrivals, 0, upper[i].exhausted},
+			{"dead_letter_moved_out_messages", moves, 0, upper[i].exhausted},
+			{"dead_letter_moved_in_messages of " + q.dlq, arrivals, 0, upper[i].exhausted},
 		} {
 			if b.v < float64(b.lo) || b.v > float64(b.hi) {
 				errs = append(errs, fmt.Errorf("%s: %s_total %v, want between %d (acknowledged before the scrape) and %d (started by its end)",

@@ -15,10 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/sqsapi"
@@ -39,6 +38,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 			return secret, ok
 		}))
 	}
+	var requests *fifoqprom.RequestCollector // of the requests, when the metrics are served
+	if cfg.metricsAddr != "" {
+		requests = fifoqprom.NewRequestCollector()
+		opts = append(opts, sqsapi.WithRequestObserver(requests))
+	}
+	var stored *fifoq.Store // the store of --data-dir, for its metrics
 	var api *sqsapi.Server
 	if cfg.dataDir == "" {
 		api = sqsapi.NewServer(opts...)
@@ -47,6 +52,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		if oerr != nil {
 			return fmt.Errorf("--data-dir: %w", oerr)
 		}
+		stored = st
 		defer func() {
 			cerr := st.Close()
 			if cerr != nil {
@@ -99,9 +105,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 			ln.Close()
 			return fmt.Errorf("--metrics-addr: %w", err)
 		}
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-			fifoqprom.NewCollector(fifoqprom.WithNamedQueues(api.NamedQueues)))
+		reg := newMetricsRegistry(api, stored, requests)
 		o.metricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,
@@ -110,7 +114,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 
 	endpoint := "http://" + ln.Addr().String()
 	verified := cfg.credentials != nil
-	logger.Info("listening", "addr", ln.Addr().String(), "endpoint", endpoint, "queues", len(cfg.queues),
+	logger.Info("listening", "addr", ln.Addr().String(), "endpoint", endpoint, "queues", len(api.Queues()),
 		"signature_verification", verified, "data_dir", cfg.dataDir)
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() && !verified {
 		logger.Warn("listening beyond loopback without signature verification: anyone who can reach the address "+

@@ -307,7 +307,8 @@ func TestServeMetrics(t *testing.T) {
 		fifoq := make(map[string]float64)
 		for k, v := range got {
 			// The age of the oldest message moves on its own: it is looked at below.
-			if strings.HasPrefix(k, "fifoq_") && !strings.HasPrefix(k, "fifoq_queue_oldest_message_age_seconds") && v != 0 {
+			// The requests' metrics are looked at by TestServeRequestMetrics.
+			if strings.HasPrefix(k, "fifoq_queue_") && !strings.HasPrefix(k, "fifoq_queue_oldest_message_age_seconds") && v != 0 {
 				fifoq[k] = v
 			}
 		}
@@ -374,12 +375,12 @@ func TestServeMetrics(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, out.Messages, "the second receive moves it to the dead-letter queue instead")
 	want[`fifoq_queue_sent_messages_total{queue="orders.fifo"}`] = 1
-	want[`fifoq_queue_duplicate_sends_total{queue="orders.fifo"}`] = 1
+	want[`fifoq_queue_deduplicated_messages_total{queue="orders.fifo"}`] = 1
 	want[`fifoq_queue_messages{queue="orders.fifo",state="visible"}`] = 1
 	want[`fifoq_queue_sent_messages_total{queue="src"}`] = 1
 	want[`fifoq_queue_received_messages_total{queue="src"}`] = 1
-	want[`fifoq_queue_dead_letter_moves_total{queue="src"}`] = 1
-	want[`fifoq_queue_dead_letter_arrivals_total{queue="dlq"}`] = 1
+	want[`fifoq_queue_dead_letter_moved_out_messages_total{queue="src"}`] = 1
+	want[`fifoq_queue_dead_letter_moved_in_messages_total{queue="dlq"}`] = 1
 	want[`fifoq_queue_messages{queue="dlq",state="visible"}`] = 1
 	check("after a duplicate and a move to the dead-letter queue")
 

@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	}
 
 	// Prometheus: the queues' depths and counters, and the consumer's batches, on a registry of our own.
-	col := fifoqprom.NewCollector()
+	col := fifoqprom.NewCollector(fifoqprom.WithStore(st)) // and the health of the store: fifoq_store_*
 	col.AddQueue(q)
 	col.AddQueue(dlq)
 	col.AddConsumer("orders", c)
