@@ -47,6 +47,7 @@ const (
 	codeSerialization         = "SerializationException"
 	codeTooLarge              = "RequestEntityTooLarge"
 	codeInternal              = "InternalFailure"
+	codeUnavailable           = "ServiceUnavailable"
 	codeMissingToken          = "MissingAuthenticationToken"
 	codeIncompleteSignature   = "IncompleteSignature"
 	codeInvalidClientTokenID  = "InvalidClientTokenId"
@@ -100,6 +101,8 @@ func statusOf(code string) int {
 		return 413
 	case codeInternal:
 		return 500
+	case codeUnavailable:
+		return 503
 	}
 	return 400
 }
@@ -162,6 +165,9 @@ func coreError(err error, c errCtx) *apiError {
 	}
 	if errors.Is(err, fifoq.ErrQueueDeleted) {
 		return queueDoesNotExist(false) // by a DeleteQueue that came first
+	}
+	if ae := storeError(err); ae != nil {
+		return ae
 	}
 	code := fifoq.ErrorCode(err)
 	if code == "" {
@@ -240,6 +246,22 @@ func coreError(err error, c errCtx) *apiError {
 		e.message = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
 	}
 	return e
+}
+
+// storeError returns the answer to a request that a failed or closed store refused, or nil for another
+// error. It is ServiceUnavailable, HTTP 503, which the SDKs retry, and its message names the cause (such as
+// "no space left on device"): a client's log says what is wrong, and a retry after the server was
+// restarted on its store succeeds. The cause goes to the server's log as well (call.fail).
+func storeError(err error) *apiError {
+	switch {
+	case errors.Is(err, fifoq.ErrStoreFailed):
+		return &apiError{code: codeUnavailable, status: 503, cause: err,
+			message: "The server's store failed, and the server refuses every change until it is restarted: " + err.Error()}
+	case errors.Is(err, fifoq.ErrStoreClosed):
+		return &apiError{code: codeUnavailable, status: 503, cause: err,
+			message: "The server is stopping: its store is closed."}
+	}
+	return nil
 }
 
 // detail is the text of a fifoq error without its package prefix, for the rules whose SQS text the spec

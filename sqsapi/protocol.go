@@ -465,8 +465,10 @@ func (c *call) succeedQueryJSON(out output) {
 func (c *call) fail(s *Server, err error) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
-		s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", err)
-		ae = errInternal
+		if ae = storeError(err); ae == nil {
+			s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", err)
+			ae = errInternal
+		}
 	}
 	if ae == errCanceled {
 		c.canceled = true
@@ -475,6 +477,14 @@ func (c *call) fail(s *Server, err error) {
 	if ae.status >= 500 {
 		fault = "Receiver"
 		switch {
+		case ae.code == codeUnavailable:
+			// A failed store fails every request from then on: its cause is logged once.
+			level := slog.LevelDebug
+			if errors.Is(ae.cause, fifoq.ErrStoreFailed) && s.failLogged.CompareAndSwap(false, true) {
+				level = slog.LevelError
+			}
+			s.log.Log(c.ctx, level, "sqsapi: the store failed: every change is refused until the server is restarted on it",
+				"action", c.action, "queue", c.queue, "error", ae.cause)
 		case ae.cause != nil:
 			s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", ae.cause)
 		case ae != errInternal && ae != errCanceled:

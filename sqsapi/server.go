@@ -1,6 +1,7 @@
 package sqsapi
 
 import (
+	"errors"
 	"cmp"
 	"context"
 	"io"
@@ -41,11 +42,11 @@ type Server struct {
 	shutdown bool
 
 	// The store of a durable server (Open), and its engine, where the server keeps its own records
-	// (records.go); both nil for a server in memory. failed is set once, to the error every later change of
-	// a queue's definition returns, when a write of the server's records failed.
-	st     *fifoq.Store
-	eng    store.Engine
-	failed atomic.Pointer[error]
+	// (records.go); both nil for a server in memory. failLogged is set once a request logged the store's
+	// failure, at Error: the later ones that meet it log it at Debug only.
+	st         *fifoq.Store
+	eng        store.Engine
+	failLogged atomic.Bool
 
 	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
 	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.
@@ -255,6 +256,31 @@ func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.
 		return nil, err
 	}
 	return qs.q, nil
+}
+
+// Err returns the failure of a durable server's store: nil while it works (and always, for a server in
+// memory); once a write or a sync of the store failed (a full disk), an error that wraps
+// fifoq.ErrStoreFailed and the cause (errors.Is(err, syscall.ENOSPC)). The server then refuses every change
+// with the SQS error ServiceUnavailable (HTTP 503), whose message names the cause; the reads that need no
+// change (GetQueueAttributes, ListQueues, ...) go on. It does not come back by itself: stop the server and
+// open the store again, which recovers every change acknowledged before the failure.
+func (s *Server) Err() error {
+	if s.st == nil {
+		return nil
+	}
+	if err := s.st.Err(); errors.Is(err, fifoq.ErrStoreFailed) {
+		return err
+	}
+	return nil
+}
+
+// Failed returns a channel that is closed when a durable server's store fails (Err tells why), for a
+// process to stop and be restarted on it. It is nil, never ready, for a server in memory.
+func (s *Server) Failed() <-chan struct{} {
+	if s.st == nil {
+		return nil
+	}
+	return s.st.Failed()
 }
 
 // HTTPClient returns a client that calls the server in process, with no socket: its transport hands each
