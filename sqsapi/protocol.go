@@ -478,13 +478,9 @@ func (c *call) fail(s *Server, err error) {
 		fault = "Receiver"
 		switch {
 		case ae.code == codeUnavailable:
-			// A failed store fails every request from then on: its cause is logged once.
-			level := slog.LevelDebug
-			if errors.Is(ae.cause, fifoq.ErrStoreFailed) && s.failLogged.CompareAndSwap(false, true) {
-				level = slog.LevelError
-			}
-			s.log.Log(c.ctx, level, "sqsapi: the store failed: every change is refused until the server is restarted on it",
-				"action", c.action, "queue", c.queue, "error", ae.cause)
+			// A failed store fails every request from then on: the store logs its failure once, and
+			// Server.Failed tells the program; the requests it fails go to the log at Debug.
+			s.log.Debug("sqsapi: refused: the store failed or is closed", "action", c.action, "queue", c.queue, "error", ae.cause)
 		case ae.cause != nil:
 			s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", ae.cause)
 		case ae != errInternal && ae != errCanceled:

@@ -1,9 +1,9 @@
 package sqsapi
 
 import (
-	"errors"
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"maps"
@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fifoq/fifoq"
@@ -42,11 +41,9 @@ type Server struct {
 	shutdown bool
 
 	// The store of a durable server (Open), and its engine, where the server keeps its own records
-	// (records.go); both nil for a server in memory. failLogged is set once a request logged the store's
-	// failure, at Error: the later ones that meet it log it at Debug only.
-	st         *fifoq.Store
-	eng        store.Engine
-	failLogged atomic.Bool
+	// (records.go); both nil for a server in memory.
+	st  *fifoq.Store
+	eng store.Engine
 
 	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
 	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/sqsapi"
@@ -49,7 +50,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		}
 		defer func() {
 			cerr := st.Close()
-			if cerr != nil {
+			if errors.Is(cerr, fifoq.ErrStoreFailed) && errors.Is(err, fifoq.ErrStoreFailed) {
+				logger.Info("store closed after its failure", "data_dir", cfg.dataDir) // logged already
+			} else if cerr != nil {
 				logger.Error("closing the store", "data_dir", cfg.dataDir, "error", cerr)
 			} else {
 				logger.Info("store closed", "data_dir", cfg.dataDir)
@@ -93,7 +96,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		return err
 	}
 	o := serveOptions{api: ln, handler: api, beginShutdown: api.BeginShutdown, logger: logger,
-		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes}
+		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes,
+		failed: api.Failed(), storeErr: api.Err}
 	if cfg.metricsAddr != "" {
 		if o.metrics, err = lc.Listen(ctx, "tcp", cfg.metricsAddr); err != nil {
 			ln.Close()
@@ -145,6 +149,8 @@ type serveOptions struct {
 	logger         *slog.Logger
 	timeout        time.Duration // the shutdown timeout
 	maxHeaderBytes int
+	failed         <-chan struct{} // closed when the store fails: sqsapi.Server.Failed; nil: never
+	storeErr       func() error    // the store's failure: sqsapi.Server.Err; nil: none
 }
 
 // serveHTTP serves the API on o.api, and the metrics on o.metrics, until ctx is done, then shuts down:
@@ -157,11 +163,14 @@ type serveOptions struct {
 //     after that, their contexts end, their connections are closed, and serveHTTP returns an error;
 //  4. the metrics listener closes.
 //
-// It closes the listeners.
+// When o.failed is closed (the store failed while serving: a full disk), /health turns to 503 with the
+// cause at once, the failure is logged once, and the server shuts down as above, then returns the store's
+// error, so that the process exits non-zero and its supervisor restarts it: a restart on the store
+// recovers every change acknowledged before the failure. It closes the listeners.
 func serveHTTP(ctx context.Context, o serveOptions) error {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
-	health := new(healthHandler)
+	health := &healthHandler{storeErr: o.storeErr}
 	var draining atomic.Bool
 	newServer := func(h http.Handler) *http.Server {
 		return &http.Server{
@@ -204,6 +213,7 @@ func serveHTTP(ctx context.Context, o serveOptions) error {
 		}
 	}
 	served := make(chan error, 2)
+	var failure error // the store's, when it failed
 	go func() { served <- hs.Serve(o.api) }()
 	var ms *http.Server
 	if o.metrics != nil {
@@ -222,6 +232,9 @@ func serveHTTP(ctx context.Context, o serveOptions) error {
 		}
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	case <-o.failed:
+		failure = fmt.Errorf("the store failed while serving: %w", o.storeErr())
+		o.logger.Error("the store failed: shutting down, to be restarted", "error", o.storeErr())
 	}
 	start := time.Now()
 	o.logger.Info("shutting down", "timeout", o.timeout, "connections", open.Load())
@@ -274,18 +287,29 @@ wait:
 		}
 	}
 	if cut != nil {
-		return cut
+		return cmp.Or(failure, cut)
 	}
 	o.logger.Info("stopped", "duration", time.Since(start))
-	return nil
+	return failure
 }
 
-// healthHandler answers GET /health: 200 "ok" while the server serves, 503 once it shuts down.
-type healthHandler struct{ stopping atomic.Bool }
+// healthHandler answers GET /health: 200 "ok" while the server serves, 503 once it shuts down, and 503
+// with the cause once its store failed.
+type healthHandler struct {
+	stopping atomic.Bool
+	storeErr func() error // nil: no store
+}
 
 func (h *healthHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	if h.storeErr != nil {
+		if err := h.storeErr(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "store failed: "+err.Error()+"\n")
+			return
+		}
+	}
 	if h.stopping.Load() {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, "shutting down\n")
