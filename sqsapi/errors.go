@@ -21,6 +21,10 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
 
+// Unwrap returns the cause of an internal error or of a failed store's refusal, so that errors.Is(err,
+// fifoq.ErrStoreFailed) holds for an error that a Go method (CreateQueue, DeclareQueue) returns.
+func (e *apiError) Unwrap() error { return e.cause }
+
 func newError(code, format string, args ...any) *apiError {
 	return &apiError{code: code, message: fmt.Sprintf(format, args...), status: statusOf(code)}
 }

@@ -283,3 +283,67 @@ func (s *Server) Failed() <-chan struct{} {
 // HTTPClient returns a client that calls the server in process, with no socket: its transport hands each
 // request to ServeHTTP, whatever its host. Use it as sqs.Options.HTTPClient with any BaseEndpoint.
 func (s *Server) HTTPClient() *http.Client { return s.client }
+
+// An AttributeChange is an attribute that DeclareQueue changed on a queue that existed: its name, its value
+// before ("" when it had none to show) and the value declared.
+type AttributeChange struct {
+	// Name is the SQS name of the attribute, such as "VisibilityTimeout".
+	Name string
+	// Stored is the attribute's value before the change, as GetQueueAttributes showed it.
+	Stored string
+	// Declared is the value given to DeclareQueue, which the queue has now.
+	Declared string
+}
+
+// DeclareQueue makes a queue of the default account and region have the attributes given, as a program's
+// configuration declares them (fifoq serve's --queue and --config): it creates the queue as CreateQueue does
+// when it does not exist, and otherwise changes the attributes given whose values differ, as
+// SetQueueAttributes does, and returns them. The attributes not given keep their values. What
+// SetQueueAttributes would refuse (a value out of range, a FifoQueue that differs: a queue's type cannot
+// change, a RedrivePolicy that the dead-letter queue's RedriveAllowPolicy refuses) is an error, and changes
+// nothing.
+func (s *Server) DeclareQueue(name string, attributes map[string]string) ([]AttributeChange, error) {
+	ns := namespace{account: s.account, region: s.region}
+	qs := s.lookup(ns, name)
+	if qs == nil {
+		_, err := s.createQueue(ns, name, attributes, nil)
+		return nil, err
+	}
+	if len(attributes) == 0 {
+		return nil, nil
+	}
+	set, err := s.parseAttributes(qs.q.FIFO(), attributes, s.finder(ns))
+	if err != nil {
+		return nil, err
+	}
+	var changes []AttributeChange
+	changed := make(map[string]string)
+	qs.mu.Lock()
+	cur, want := qs.viewLocked(), qs.viewLocked()
+	aerr := set.applyTo(&want)
+	if aerr == nil {
+		for _, n := range slices.Sorted(maps.Keys(attributes)) {
+			a, _ := s.value(qs, &cur, n)
+			b, _ := s.value(qs, &want, n)
+			if a != b {
+				changes = append(changes, AttributeChange{Name: n, Stored: a, Declared: b})
+				changed[n] = attributes[n]
+			}
+		}
+	}
+	qs.mu.Unlock()
+	if aerr != nil {
+		return nil, aerr
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	var j journal
+	if err := s.setQueueAttributes(&j, &call{}, qs, changed); err != nil {
+		return nil, err
+	}
+	if err := s.wait(&j); err != nil {
+		return nil, err
+	}
+	return changes, nil
+}

@@ -75,17 +75,24 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 			}
 			q.Attributes["FifoQueue"] = "true"
 		}
+		// The declared attributes win over the stored ones (changed at run time by SetQueueAttributes), as a
+		// re-applied Terraform or CloudFormation definition would: a restart with the same command line
+		// always starts, with the queues as declared.
 		_, stored := api.Queue(q.Name)
-		if _, err := api.CreateQueue(q.Name, q.Attributes); err != nil {
-			if stored {
-				return fmt.Errorf("queue %s is stored in %s with other attributes: %w "+
-					"(change the stored queue with SetQueueAttributes, or the attributes given)", q.Name, cfg.dataDir, err)
-			}
+		changes, err := api.DeclareQueue(q.Name, q.Attributes)
+		switch {
+		case err != nil && stored && !errors.Is(err, fifoq.ErrStoreFailed):
+			logger.Warn("queue kept with its stored attributes: the declared ones are refused", "queue", q.Name,
+				"attributes", q.Attributes, "error", err)
+		case err != nil:
 			return fmt.Errorf("create queue %s: %w", q.Name, err)
-		}
-		if stored {
+		case stored:
+			for _, c := range changes {
+				logger.Warn("stored attribute differs from the declared one: set to the declared value", "queue", q.Name,
+					"attribute", c.Name, "stored", c.Stored, "declared", c.Declared)
+			}
 			logger.Info("queue kept", "queue", q.Name, "attributes", q.Attributes)
-		} else {
+		default:
 			logger.Info("queue created", "queue", q.Name, "attributes", q.Attributes)
 		}
 	}
