@@ -105,9 +105,12 @@
 // actions share the disk's syncs; a change is visible to other requests a little before it is durable,
 // never reported as done before. A SendMessage with an AWSTraceHeader waits for one more sync, for the header,
 // after the message's. CreateQueue of a queue the store holds is CreateQueue of an existing queue: the same
-// attributes return it, different ones fail with QueueAlreadyExists. When a write of the server's records
-// fails (a full disk), the action fails with InternalFailure, and so does every later change of a queue's
-// definition, until the store is opened again; fifoq's queues fail alike when their own writes fail.
+// attributes return it, different ones fail with QueueAlreadyExists ([Server.DeclareQueue] changes them
+// instead). When a write or a sync of the store fails (a full disk), the store fails for good: the action,
+// and every later change of any queue, fails with ServiceUnavailable (HTTP 503) whose message names the
+// cause, logged at Debug only; [Server.Err] returns the failure (errors.Is(err, fifoq.ErrStoreFailed), and
+// the cause, such as syscall.ENOSPC) and [Server.Failed] is closed, for the program to stop and be
+// restarted on the store, which recovers every change acknowledged before the failure.
 //
 // [Open] re-creates the queues, dead-letter queues before their sources, and finishes a DeleteQueue that a
 // crash interrupted. A record that does not decode makes it fail with fifoq.ErrStoreCorrupt, naming the
