@@ -66,6 +66,13 @@ func init() {
 	store.EngineOf = func(s any) store.Engine { return s.(*Store).eng }
 	store.FailStore = func(s any, cause error) error { return s.(*Store).fail(cause) }
 	store.SyncLater = func(t *store.Ticket) any { return Option(func(c *config) { c.later = t }) }
+	store.StartMoveTask = func(src, dest any, rate int, key []byte, encode func(any) []byte, resume any) (any, error) {
+		d, _ := dest.(*Queue)
+		r, _ := resume.(*MoveTaskStatus)
+		rec := &taskRecord{key: key, encode: func(st MoveTaskStatus) []byte { return encode(st) }}
+		return src.(*Queue).startMoveTask(d, rate, rec, r)
+	}
+	store.HaltMoveTask = func(t any) { t.(*MoveTask).halt() }
 	store.SetAttributesLater = func(q, a any) (store.Ticket, error) {
 		c, err := q.(*Queue).setAttributes(a.(Attributes))
 		if err != nil {

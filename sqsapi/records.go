@@ -386,6 +386,10 @@ func recordName(k []byte) string {
 			}
 		case kindPlain:
 			return "plain namespace record"
+		case kindTask:
+			if name, seq, ok := bytes.Cut(k[2:], []byte{0}); ok && len(seq) == 8 {
+				return fmt.Sprintf("move task record %d of queue %s", binary.BigEndian.Uint64(seq), name)
+			}
 		}
 	}
 	return fmt.Sprintf("record %q", k)

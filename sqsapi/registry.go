@@ -576,6 +576,7 @@ func (s *Server) deleteQueueLocked(j *journal, qs *queueState) (bool, error) {
 		b := s.eng.NewBatch()
 		b.Delete(recordKey(kindQueue, qs.q.Name()))
 		b.Set(recordKey(kindDeleted, qs.q.Name()), encodeDeleted(qs.key(), now))
+		b.DeleteRange(taskRange(qs.q.Name()))
 		s.commit(j, b)
 		s.unfinished[qs.q.Name()] = struct{}{}
 	}
@@ -590,7 +591,7 @@ func (s *Server) deleteQueueLocked(j *journal, qs *queueState) (bool, error) {
 	defer qs.mu.Unlock()
 	s.tasksMu.Lock()
 	for _, t := range qs.tasks {
-		_ = t.task.Cancel() // an ended task returns ErrMoveTaskNotRunning: nothing to do
+		store.HaltMoveTask(t.task) // its records are gone with the queue's: it records no end
 		delete(s.tasks, t.handle)
 	}
 	s.tasksMu.Unlock()

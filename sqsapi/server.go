@@ -70,6 +70,7 @@ type Server struct {
 	// tasksMu guards tasks. It is taken last: no other lock is taken while it is held.
 	tasksMu sync.Mutex
 	tasks   map[string]*moveTask // by task handle: the tasks of the queues' queueState.tasks
+	taskSeq uint64               // the number of the last task started, in its record's key (taskrecords.go)
 }
 
 // config is the configuration an Option changes.
