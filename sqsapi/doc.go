@@ -94,10 +94,12 @@
 // deleted; every message, with its attributes, receive count, visibility deadline and dead-letter origin, and
 // the deduplication and receive request attempt ids of the last 5 minutes (package fifoq keeps those);
 // receipt handles stay valid; the AWSTraceHeader of the messages, as long as the server keeps it in memory;
-// and the names deleted in the last 60 seconds, so QueueDeletedRecently counts the time the server was
-// down. Times are wall-clock instants, so visibility timeouts, delays and retention run on while it is down.
-// What it does not keep: message move tasks. A task running at a restart stops there (the messages it moved
-// stay moved), and ListMessageMoveTasks no longer lists the tasks started before.
+// the names deleted in the last 60 seconds, so QueueDeletedRecently counts the time the server was down;
+// and the move tasks started through the API, the last 10 of each queue: a task running at a stop (Close)
+// or a crash goes on when the server is opened again, from the counts it had (the count of moved messages
+// is recorded with the messages it moves, so it is exact), and ListMessageMoveTasks lists the tasks with
+// their handles as before. A rate-limited task waits a step's time before it goes on, so that its rate holds.
+// Times are wall-clock instants, so visibility timeouts, delays and retention run on while it is down.
 //
 // Every action returns once its changes are on disk. The actions that change a queue's definition
 // (CreateQueue, SetQueueAttributes, TagQueue, UntagQueue, AddPermission, RemovePermission, DeleteQueue)
@@ -131,7 +133,7 @@
 // AWSTraceHeader system attribute is kept by the server beside the queues, by MessageId (a fifoq.Message has
 // no place for it): it follows a message into its dead-letter queue but not through a move task, and the
 // server forgets it after 28 days or once 65,536 newer messages came with one. Message move tasks are
-// listed only when they were started through the API, the last 10 of each queue, and not after a restart. A move task back to the
+// listed only when they were started through the API, the last 10 of each queue. A move task back to the
 // source queues (StartMessageMoveTask without a DestinationArn) is refused while the dead-letter queue holds
 // a message from a queue deleted since, which would have nowhere to go, and a running one is cancelled when
 // such a queue is deleted. Counts are exact.
