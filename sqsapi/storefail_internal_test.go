@@ -119,3 +119,24 @@ func TestRecordsFailureFailsStore(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, code, body)
 	require.Contains(t, body, "no space left on device")
 }
+
+// The Go methods of a server whose store failed report the cause through errors.Is.
+func TestStoreFailureGoAPI(t *testing.T) {
+	disk := store.NewDisk()
+	s, st, eng := openMemoryServer(t, disk)
+	defer st.Close()
+	defer s.Close()
+	_, err := s.CreateQueue("a", nil)
+	require.NoError(t, err)
+	eng.FailNextSync(syscall.ENOSPC)
+	_, err = s.DeclareQueue("a", map[string]string{"VisibilityTimeout": "9"})
+	require.ErrorIs(t, err, fifoq.ErrStoreFailed)
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	_, err = s.DeclareQueue("a", map[string]string{"VisibilityTimeout": "10"})
+	require.ErrorIs(t, err, syscall.ENOSPC, "refused at once")
+	_, err = s.CreateQueue("b", nil)
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	q, _ := s.Queue("a")
+	_, err = q.Send(t.Context(), fifoq.Message{Body: "x"})
+	require.ErrorIs(t, err, syscall.ENOSPC)
+}
