@@ -589,4 +589,10 @@ func TestServeDataDirQueues(t *testing.T) {
 	require.NoError(t, err, logs)
 	require.Contains(t, logs, `level=WARN msg="stored attribute differs from the declared one: set to the declared value" queue=jobs attribute=VisibilityTimeout stored=5 declared=6`)
 	require.Contains(t, logs, "queue kept")
+
+	// A queue declared twice: the declarations must agree.
+	err = run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "jobs,VisibilityTimeout=6",
+		"--queue", "jobs,VisibilityTimeout=7"}, noEnv, io.Discard, &stderr)
+	require.ErrorContains(t, err, "declared twice")
+	require.ErrorContains(t, err, "QueueAlreadyExists")
 }

@@ -66,6 +66,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	}
 	defer api.Close() // before the store's Close: it stops the move tasks; it returns nil
 
+	declared := make(map[string]bool)
 	for _, q := range cfg.queues {
 		if _, ok := q.Attributes["FifoQueue"]; !ok && strings.HasSuffix(q.Name, ".fifo") {
 			// As fifoq.New does; SQS itself wants FifoQueue=true with a ".fifo" name.
@@ -79,6 +80,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		// re-applied Terraform or CloudFormation definition would: a restart with the same command line
 		// always starts, with the queues as declared.
 		_, stored := api.Queue(q.Name)
+		if declared[q.Name] { // declared twice: the declarations must agree, as CreateQueue wants
+			if _, err := api.CreateQueue(q.Name, q.Attributes); err != nil {
+				return fmt.Errorf("queue %s declared twice: %w", q.Name, err)
+			}
+			continue
+		}
+		declared[q.Name] = true
 		changes, err := api.DeclareQueue(q.Name, q.Attributes)
 		switch {
 		case err != nil && stored && !errors.Is(err, fifoq.ErrStoreFailed):
