@@ -65,7 +65,8 @@
 //
 // With [WithLogger], the server logs through log/slog with the same keys in every record: each request at
 // Debug ("sqsapi: request": action, queue, protocol, status, code, request_id, duration), failures on the
-// server's side at Error (action, queue, code or error, with the cause a client is not shown), and the
+// server's side at Error (action, queue, code or error, with the cause a client is not shown; the
+// refusals of a failed store, ServiceUnavailable, at Debug, for the store logs its failure), and the
 // queues' moves to dead-letter queues at Warn (package fifoq logs those: queue, dead_letter_queue,
 // message_id, receive_count, group). Client errors (4xx) are not logged above Debug: they are the
 // client's to report.

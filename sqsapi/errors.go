@@ -175,7 +175,7 @@ func coreError(err error, c errCtx) *apiError {
 	}
 	code := fifoq.ErrorCode(err)
 	if code == "" {
-		// A failure of the server (a store that failed): the client gets InternalFailure, the log the cause.
+		// Another failure of the server: the client gets InternalFailure, the log the cause.
 		return &apiError{code: codeInternal, message: errInternal.message, status: 500, cause: err}
 	}
 	e := &apiError{code: code, status: statusOf(code), message: detail(err)}

@@ -464,7 +464,7 @@ func (s *Server) createQueueLocked(j *journal, k queueKey, fifo bool, attrs, tag
 	case err == nil:
 		j.add(later)
 	case fifoq.ErrorCode(err) == "" && !isContextErr(err):
-		return nil, fmt.Errorf("create queue %s: %w", arn, err) // a store's error: logged, InternalFailure
+		return nil, fmt.Errorf("create queue %s: %w", arn, err) // a store's error: ServiceUnavailable (storeError)
 	case set != nil:
 		return nil, set.coreError(err, arn, fifo)
 	default:

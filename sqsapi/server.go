@@ -102,7 +102,8 @@ func WithClock(c fifoq.Clock) Option { return func(cfg *config) { cfg.clock = c 
 
 // WithLogger sets where the server logs, with the same keys in every record: every request at level Debug
 // ("sqsapi: request", with action, queue, protocol, status, code when it failed, request_id and duration),
-// requests that fail on the server's side (HTTP 500) at level Error (with action, queue, code and error),
+// requests that fail on the server's side (HTTP 500) at level Error (with action, queue, code and error;
+// the refusals of a failed store, HTTP 503, at Debug, as "sqsapi: refused: the store failed or is closed"),
 // the queues' moves to dead-letter queues at level Warn (package fifoq logs those, with queue,
 // dead_letter_queue, message_id, receive_count and group), and what Open finds amiss in a store at level
 // Warn. The default discards
