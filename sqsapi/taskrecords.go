@@ -126,7 +126,12 @@ func (s *Server) recoverTasks(tasks map[string][]storedTask, tidy store.Batch) e
 				tidy.Delete(taskKey(fn, st.seq))
 				continue
 			}
-			if err := s.resumeTask(src, fn, st); err != nil {
+			if err := s.resumeTask(src, fn, st); errors.Is(err, fifoq.ErrMoveTaskRunning) {
+				// Two running tasks of one queue, which no change of the server records: the later is dropped.
+				s.log.Warn("sqsapi: a second running move task of a queue is stored: it is dropped", "queue", src.arn,
+					"record", recordName(taskKey(fn, st.seq)))
+				tidy.Delete(taskKey(fn, st.seq))
+			} else if err != nil {
 				return err
 			}
 		}
