@@ -73,21 +73,31 @@ var redriveMu sync.Mutex
 // apply from the next call that uses them; after a deduplication scope change the ids seen under the other
 // scope do not count, while those seen earlier under the same scope still do within their 5 minutes.
 func (q *Queue) SetAttributes(a Attributes) error {
-	if err := q.check(); err != nil {
+	c, err := q.setAttributes(a)
+	if err != nil {
 		return err
+	}
+	return c.wait(q.st)
+}
+
+// setAttributes is SetAttributes but for its wait for the disk, which it returns: package sqsapi waits for
+// it after releasing its own locks.
+func (q *Queue) setAttributes(a Attributes) (commit, error) {
+	if err := q.check(); err != nil {
+		return commit{}, err
 	}
 	redriveMu.Lock()
 	old := q.conf()
 	c, err := q.configWith(old, a)
 	if err != nil {
 		redriveMu.Unlock()
-		return err
+		return commit{}, err
 	}
 	if d := c.dlq; d != nil && d != old.dlq {
 		// Before the policy is published, so a message moved there finds its source listed.
 		if err := d.addSource(q); err != nil {
 			redriveMu.Unlock()
-			return err
+			return commit{}, err
 		}
 	}
 	now := q.lock()
@@ -103,12 +113,12 @@ func (q *Queue) SetAttributes(a Attributes) error {
 	if q.fifo {
 		q.groups.setOrder(c.groupOrder)
 	}
-	err = q.unlock().wait(q.st) // the next call expires what the new retention ended
+	done := q.unlock() // the next call expires what the new retention ended
 
 	if d := old.dlq; d != nil && d != c.dlq {
 		d.removeSource(q)
 	}
-	return err
+	return done, nil
 }
 
 // configWith returns old with the settings of a, validated; redriveMu must be held, for the cycle check.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // maxMoveRate is the highest rate of a move task, in messages a second (spec 6.9.2).
@@ -63,9 +65,21 @@ type MoveTask struct {
 	src, dest *Queue
 	cancel    chan struct{} // closed by Cancel
 	done      chan struct{} // closed when the task ends
+	rec       *taskRecord   // nil: the task's status is not kept in the store
+	resumed   bool          // read back from the store: a rate-limited task waits a step's time first
 
-	mu     sync.Mutex // guards status
+	mu     sync.Mutex // guards the fields below
 	status MoveTaskStatus
+	halted bool // stopped by halt: its end is not recorded, so that it goes on after a restart
+}
+
+// A taskRecord is how a move task keeps its status in its queue's store, for package sqsapi (through
+// internal/store.StartMoveTask), which lists the tasks and resumes a running one after a restart: the key,
+// and the encoding of the status. The record is written when the task starts, in the batch of each step
+// (with the messages it moves, so its count is exact after a crash) and when it ends.
+type taskRecord struct {
+	key    []byte
+	encode func(MoveTaskStatus) []byte
 }
 
 // StartMoveTask starts moving the messages of this dead-letter queue, oldest first (on FIFO, group by group,
@@ -82,6 +96,17 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return q.startMoveTask(dest, rate, nil, nil)
+}
+
+// startMoveTask is StartMoveTask, with the task's status kept in the store under rec (nil: not kept). With
+// resume, the task is one read back from the store, with that status: a running one goes on from its
+// counts (whether this queue is still a dead-letter queue or not: takeMoves fails a message that has
+// nowhere to go), an ended one is only listed.
+func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *MoveTaskStatus) (*MoveTask, error) {
+	if q.st == nil {
+		rec = nil
+	}
 	switch {
 	case rate < 0 || rate > maxMoveRate:
 		return nil, reject(ErrInvalidMoveTask, "rate %d messages a second, want 0..%d", rate, maxMoveRate)
@@ -96,12 +121,14 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 		return nil, err
 	}
 	now := q.lock()
-	defer q.unlock()
-	if len(q.sources) == 0 {
+	if len(q.sources) == 0 && resume == nil {
+		q.unlock()
 		return nil, reject(ErrNotDeadLetterQueue, "%s is no queue's dead-letter queue", q.name)
 	}
+	running := resume == nil || resume.State == MoveTaskRunning
 	for _, t := range q.moveTasks {
-		if s := t.Status().State; s == MoveTaskRunning || s == MoveTaskCancelling {
+		if s := t.Status().State; running && (s == MoveTaskRunning || s == MoveTaskCancelling) {
+			q.unlock()
 			return nil, reject(ErrMoveTaskRunning, "source %s", q.name)
 		}
 	}
@@ -110,6 +137,7 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 		dest:   dest,
 		cancel: make(chan struct{}),
 		done:   make(chan struct{}),
+		rec:    rec,
 		status: MoveTaskStatus{
 			State:     MoveTaskRunning,
 			ToMove:    q.stats.Visible,
@@ -118,11 +146,29 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 			StartedAt: q.time(now),
 		},
 	}
+	if resume != nil {
+		t.status = *resume
+		t.status.Source, t.status.Rate = q.name, rate
+		t.resumed = true
+	}
 	if dest != nil {
 		t.status.Destination = dest.name
 	}
 	q.moveTasks = append(q.moveTasks, t)
+	if !running {
+		close(t.done)
+		q.unlock()
+		return t, nil
+	}
+	if rec != nil && resume == nil {
+		q.batchLocked().Set(rec.key, rec.encode(t.status))
+		q.syncLocked()
+	}
+	c := q.unlock()
 	go t.run()
+	if err := c.wait(q.st); err != nil {
+		return nil, err // the store failed: the task fails at its first step
+	}
 	return t, nil
 }
 
@@ -174,14 +220,43 @@ func (t *MoveTask) Wait(ctx context.Context) error {
 	}
 }
 
-// end records how the task ended. A task cancelled while it finished its last batch ends cancelled.
+// end records how the task ended. A task cancelled while it finished its last batch ends cancelled. A
+// task whose status is kept in the store records its end there, unless it was halted.
 func (t *MoveTask) end(s MoveTaskState, failure string) {
 	t.mu.Lock()
 	if t.status.State == MoveTaskCancelling && s == MoveTaskCompleted {
 		s = MoveTaskCancelled
 	}
 	t.status.State, t.status.Failure = s, failure
+	status, halted := t.status, t.halted
 	t.mu.Unlock()
+	if t.rec == nil || halted {
+		return
+	}
+	st := t.src.st
+	if st.err() != nil {
+		return // the store failed or is closed: the task is found running at the next open, and goes on
+	}
+	b := st.eng.NewBatch()
+	b.Set(t.rec.key, t.rec.encode(status))
+	var c commit
+	if c.t, c.err = st.eng.Commit(b, true); c.err != nil {
+		c.err = st.fail(c.err)
+	}
+	_ = c.wait(st) // a failure fails the store, which every later change reports
+}
+
+// halt stops a running task without recording its end in the store, so that it goes on from where it
+// was when the store is opened again: for a server that stops (package sqsapi, through
+// internal/store.HaltMoveTask). The task ends cancelled in memory.
+func (t *MoveTask) halt() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.halted = true
+	if t.status.State == MoveTaskRunning {
+		t.status.State = MoveTaskCancelling
+		close(t.cancel)
+	}
 }
 
 // A move is one message on its way out of a dead-letter queue.
@@ -194,6 +269,11 @@ type move struct {
 func (t *MoveTask) run() {
 	defer close(t.done)
 	rate := t.status.Rate
+	if t.resumed && rate > 0 && !t.pause(time.Duration(min(maxBatchEntries, rate))*time.Second/time.Duration(rate)) {
+		// It may have moved a step just before it stopped: its rate holds across a restart.
+		t.end(MoveTaskCancelled, "")
+		return
+	}
 	for {
 		select {
 		case <-t.cancel:
@@ -243,7 +323,21 @@ func (t *MoveTask) step(n int) ([]move, string) {
 		for j < len(moves) && moves[j].to == moves[i].to {
 			j++
 		}
-		if err := moves[i].to.acceptMoves(t.src, moves[i:j]); err != nil {
+		var record func(store.Batch)
+		if t.rec != nil {
+			n := j - i
+			record = func(b store.Batch) { // in the batch of the moves: the count on disk is exact
+				t.mu.Lock()
+				st := t.status
+				if t.halted {
+					st.State = MoveTaskRunning // it goes on after a restart
+				}
+				t.mu.Unlock()
+				st.Moved += n
+				b.Set(t.rec.key, t.rec.encode(st))
+			}
+		}
+		if err := moves[i].to.acceptMoves(t.src, moves[i:j], record); err != nil {
 			return moves[:i], err.Error()
 		}
 		t.mu.Lock()
@@ -274,7 +368,9 @@ func (t *MoveTask) pause(d time.Duration) bool {
 // In a store, the removal of the messages from src and their arrival here are one batch, committed under
 // this queue's lock, so a crash leaves each message in one queue or the other. Only a failure of the store
 // (or this queue deleted from it meanwhile) returns an error.
-func (q *Queue) acceptMoves(src *Queue, moves []move) error {
+//
+// record, when not nil, adds the move task's record to the batch.
+func (q *Queue) acceptMoves(src *Queue, moves []move, record func(store.Batch)) error {
 	if err := q.check(); err != nil {
 		return err
 	}
@@ -287,6 +383,9 @@ func (q *Queue) acceptMoves(src *Queue, moves []move) error {
 		b := q.batchLocked()
 		for _, mv := range moves {
 			src.deleteMessage(b, mv.seq)
+		}
+		if record != nil {
+			record(b)
 		}
 	}
 	for _, m := range ms[:len(moves)] {

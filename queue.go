@@ -103,6 +103,9 @@ type config struct {
 
 	store    *Store // nil: in memory
 	storeKey string // the queue's name in the store: its name, but for this package's tests
+	// later, when set (by package sqsapi through internal/store.SyncLater), receives what New would wait
+	// for, so that the caller waits for it after releasing its own locks.
+	later *store.Ticket
 }
 
 // An Option sets a queue attribute at [New].
@@ -207,7 +210,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 	}
 	if st := cfg.store; st != nil {
 		q.storeKey = cmp.Or(cfg.storeKey, name)
-		if err := st.attach(q, q.storeKey); err != nil {
+		if err := st.attach(q, q.storeKey, cfg.later); err != nil {
 			if d := cfg.dlq; d != nil {
 				d.removeSource(q)
 			}

@@ -33,6 +33,8 @@ type Store struct {
 
 	// failed is set once: the error every change returns after the store failed or was closed.
 	failed atomic.Pointer[error]
+	// failedCh is closed when the store fails (not when it is closed): Failed.
+	failedCh chan struct{}
 	// open holds the queues open on the store by name. It is replaced whole under mu, so a queue can look a
 	// source up while it holds its own lock, which must not wait for mu.
 	open atomic.Pointer[map[string]*Queue]
@@ -62,11 +64,27 @@ var (
 func init() {
 	store.NewStore = func(e store.Engine, location string) (any, error) { return openStore(e, location) }
 	store.EngineOf = func(s any) store.Engine { return s.(*Store).eng }
+	store.FailStore = func(s any, cause error) error { return s.(*Store).fail(cause) }
+	store.SyncLater = func(t *store.Ticket) any { return Option(func(c *config) { c.later = t }) }
+	store.StartMoveTask = func(src, dest any, rate int, key []byte, encode func(any) []byte, resume any) (any, error) {
+		d, _ := dest.(*Queue)
+		r, _ := resume.(*MoveTaskStatus)
+		rec := &taskRecord{key: key, encode: func(st MoveTaskStatus) []byte { return encode(st) }}
+		return src.(*Queue).startMoveTask(d, rate, rec, r)
+	}
+	store.HaltMoveTask = func(t any) { t.(*MoveTask).halt() }
+	store.SetAttributesLater = func(q, a any) (store.Ticket, error) {
+		c, err := q.(*Queue).setAttributes(a.(Attributes))
+		if err != nil {
+			return nil, err
+		}
+		return c.t, c.err
+	}
 }
 
 // openStore reads the catalog of the store on e.
 func openStore(e store.Engine, location string) (*Store, error) {
-	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord)}
+	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord), failedCh: make(chan struct{})}
 	s.open.Store(&map[string]*Queue{})
 	formatSeen := false
 	err := e.Scan([]byte{keyFormat}, []byte{keyQueue + 1}, func(k, v []byte) error {
@@ -142,14 +160,22 @@ func (s *Store) Close() error {
 // refuses every change from then on (ErrQueueDeleted). A dead-letter queue that a queue open on the store
 // uses cannot be deleted (ErrQueueInUse). Deleting a queue that the store does not hold does nothing.
 func (s *Store) DeleteQueue(name string) error {
+	c, err := s.deleteQueue(name)
+	if err != nil {
+		return err
+	}
+	return c.wait(s) // after releasing s.mu: the other queues' creations and deletions do not wait for this sync
+}
+
+func (s *Store) deleteQueue(name string) (commit, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.err(); err != nil {
-		return err
+		return commit{}, err
 	}
 	rec := s.catalog[name]
 	if rec == nil {
-		return nil
+		return commit{}, nil
 	}
 	b := s.eng.NewBatch()
 	b.Delete(queueKey(name))
@@ -162,7 +188,7 @@ func (s *Store) DeleteQueue(name string) error {
 		if len(q.sources) > 0 {
 			src := q.sources[0].name
 			q.mu.Unlock()
-			return fmt.Errorf("%w: %s is the dead-letter queue of %s", ErrQueueInUse, name, src)
+			return commit{}, fmt.Errorf("%w: %s is the dead-letter queue of %s", ErrQueueInUse, name, src)
 		}
 		q.commitLocked()
 		q.deleted.Store(true)
@@ -179,7 +205,7 @@ func (s *Store) DeleteQueue(name string) error {
 	if c.err != nil {
 		c.err = s.fail(c.err)
 	}
-	return c.wait(s)
+	return c, nil
 }
 
 // err returns the error of a failed or closed store, or nil.
@@ -198,10 +224,23 @@ func (s *Store) fail(cause error) error {
 		err = fmt.Errorf("%w: %s", ErrStoreClosed, s.location)
 	}
 	if s.failed.CompareAndSwap(nil, &err) {
+		if !errors.Is(err, ErrStoreClosed) {
+			close(s.failedCh)
+		}
 		return err
 	}
 	return s.err()
 }
+
+// Err returns the error every change of the store's queues returns: nil while the store works; once a
+// write or a sync failed, an error that wraps ErrStoreFailed and the engine's error (errors.Is(err,
+// syscall.ENOSPC) on a full disk); after Close, one that wraps ErrStoreClosed.
+func (s *Store) Err() error { return s.err() }
+
+// Failed returns a channel that is closed when the store fails (a write or a sync failed; Err tells why),
+// so that a server can report it and stop, to be restarted on the directory, which recovers every change
+// acknowledged before the failure. Close does not close it.
+func (s *Store) Failed() <-chan struct{} { return s.failedCh }
 
 // setOpen records q as the open queue of that name, or forgets the name when q is nil. s.mu must be held.
 func (s *Store) setOpen(name string, q *Queue) {
@@ -222,8 +261,9 @@ func (s *Store) openQueue(name string) *Queue { return (*s.open.Load())[name] }
 const seqBlock = 1 << 12
 
 // attach opens the stored queue of q's name, or stores a new one, and recovers q's messages. key is the
-// name the store knows the queue by: its name, except for the queues of this package's tests.
-func (s *Store) attach(q *Queue, key string) error {
+// name the store knows the queue by: its name, except for the queues of this package's tests. With later
+// set, the new queue's record is not waited for: its ticket goes to *later, for the caller to wait on.
+func (s *Store) attach(q *Queue, key string, later *store.Ticket) error {
 	s.mu.Lock()
 	if err := s.err(); err != nil {
 		s.mu.Unlock()
@@ -257,7 +297,11 @@ func (s *Store) attach(q *Queue, key string) error {
 		if c.t, c.err = s.eng.Commit(b, true); c.err != nil {
 			c.err = s.fail(c.err)
 		}
-		err = c.wait(s)
+		if later != nil && c.err == nil {
+			*later = c.t // a failed wait fails the store: nothing to undo here
+		} else {
+			err = c.wait(s)
+		}
 	}
 	if err != nil {
 		s.mu.Lock()

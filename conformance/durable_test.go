@@ -510,16 +510,16 @@ func TestDrConcurrentChanges(t *testing.T) {
 	require.Equal(t, before, d.view())
 }
 
-// TestDrStoreFailure fails a write of the server's records: the action fails with InternalFailure, and so
-// does every later change of a queue's definition (fail-stop), until the store is opened again, without
-// the change that failed.
+// TestDrStoreFailure fails a write of the server's records: the action fails with ServiceUnavailable naming
+// the cause, and so does every later change (fail-stop: the store fails as a whole), until the store is
+// opened again, without the change that failed.
 func TestDrStoreFailure(t *testing.T) {
 	t.Parallel()
 	d := drMemory(t)
 	url := d.create("q", nil)
 	d.eng.FailNextCommit(errors.New("disk full"))
 	_, err := d.c.TagQueue(d.ctx, &sqs.TagQueueInput{QueueUrl: &url, Tags: sdKV("a", "1")})
-	drWantInternal(t, err, "the TagQueue whose write failed")
+	drWantUnavailable(t, err, "the TagQueue whose write failed")
 	for _, c := range []struct {
 		name string
 		call func() error
@@ -538,29 +538,31 @@ func TestDrStoreFailure(t *testing.T) {
 			return err
 		}},
 	} {
-		drWantInternal(t, c.call(), c.name+" after the failure")
+		drWantUnavailable(t, c.call(), c.name+" after the failure")
 	}
-	d.send(url, "messages go on") // fifoq's store did not fail
+	_, err = d.c.SendMessage(d.ctx, &sqs.SendMessageInput{QueueUrl: &url, MessageBody: aws.String("refused")})
+	drWantUnavailable(t, err, "a send after the failure: the store failed as a whole")
 
 	d.restart(true)
 	tags, err := d.c.ListQueueTags(d.ctx, &sqs.ListQueueTagsInput{QueueUrl: &url})
 	require.NoError(t, err)
 	require.Empty(t, tags.Tags, "the failed TagQueue left nothing")
-	require.Equal(t, "1/0/0", d.counts(url))
+	require.Equal(t, "0/0/0", d.counts(url))
 	_, err = d.c.TagQueue(d.ctx, &sqs.TagQueueInput{QueueUrl: &url, Tags: sdKV("a", "1")})
 	require.NoError(t, err, "a store opened again takes changes")
 }
 
-// drWantInternal checks that err is an InternalFailure, a fault of the server's.
-func drWantInternal(t *testing.T, err error, what string) {
+// drWantUnavailable checks that err is a ServiceUnavailable, a fault of the server's, naming its cause.
+func drWantUnavailable(t *testing.T, err error, what string) {
 	t.Helper()
 	var ae smithy.APIError
 	require.ErrorAs(t, err, &ae, "%s: want an API error, got %v", what, err)
-	require.Equal(t, "InternalFailure", ae.ErrorCode(), "%s: %v", what, err)
+	require.Equal(t, "ServiceUnavailable", ae.ErrorCode(), "%s: %v", what, err)
 	require.Equal(t, smithy.FaultServer, ae.ErrorFault(), "%s: %v", what, err)
+	require.Contains(t, ae.ErrorMessage(), "disk full", "%s: the cause", what)
 	var re *awshttp.ResponseError
 	require.ErrorAs(t, err, &re, "%s: want an HTTP response error", what)
-	require.Equal(t, http.StatusInternalServerError, re.HTTPStatusCode(), what)
+	require.Equal(t, http.StatusServiceUnavailable, re.HTTPStatusCode(), what)
 }
 
 // TestDrTraceHeaders keeps a trace header as long as a message may be stored, and drops its record after.

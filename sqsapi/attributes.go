@@ -342,7 +342,7 @@ func (set *attrSet) apply(s *Server, j *journal, qs *queueState, now time.Time) 
 	if err := set.applyTo(&v); err != nil {
 		return err
 	}
-	if err := qs.q.SetAttributes(v.a); err != nil {
+	if err := s.setAttributes(j, qs.q, v.a); err != nil {
 		return set.coreError(err, qs.arn, qs.q.FIFO())
 	}
 	qs.throughput, qs.allowSet, qs.extra = v.throughput, v.allowSet, v.extra

@@ -65,7 +65,8 @@
 //
 // With [WithLogger], the server logs through log/slog with the same keys in every record: each request at
 // Debug ("sqsapi: request": action, queue, protocol, status, code, request_id, duration), failures on the
-// server's side at Error (action, queue, code or error, with the cause a client is not shown), and the
+// server's side at Error (action, queue, code or error, with the cause a client is not shown; the
+// refusals of a failed store, ServiceUnavailable, at Debug, for the store logs its failure), and the
 // queues' moves to dead-letter queues at Warn (package fifoq logs those: queue, dead_letter_queue,
 // message_id, receive_count, group). Client errors (4xx) are not logged above Debug: they are the
 // client's to report.
@@ -101,10 +102,12 @@
 // deleted; every message, with its attributes, receive count, visibility deadline and dead-letter origin, and
 // the deduplication and receive request attempt ids of the last 5 minutes (package fifoq keeps those);
 // receipt handles stay valid; the AWSTraceHeader of the messages, as long as the server keeps it in memory;
-// and the names deleted in the last 60 seconds, so QueueDeletedRecently counts the time the server was
-// down. Times are wall-clock instants, so visibility timeouts, delays and retention run on while it is down.
-// What it does not keep: message move tasks. A task running at a restart stops there (the messages it moved
-// stay moved), and ListMessageMoveTasks no longer lists the tasks started before.
+// the names deleted in the last 60 seconds, so QueueDeletedRecently counts the time the server was down;
+// and the move tasks started through the API, the last 10 of each queue: a task running at a stop (Close)
+// or a crash goes on when the server is opened again, from the counts it had (the count of moved messages
+// is recorded with the messages it moves, so it is exact), and ListMessageMoveTasks lists the tasks with
+// their handles as before. A rate-limited task waits a step's time before it goes on, so that its rate holds.
+// Times are wall-clock instants, so visibility timeouts, delays and retention run on while it is down.
 //
 // Every action returns once its changes are on disk. The actions that change a queue's definition
 // (CreateQueue, SetQueueAttributes, TagQueue, UntagQueue, AddPermission, RemovePermission, DeleteQueue)
@@ -112,9 +115,12 @@
 // actions share the disk's syncs; a change is visible to other requests a little before it is durable,
 // never reported as done before. A SendMessage with an AWSTraceHeader waits for one more sync, for the header,
 // after the message's. CreateQueue of a queue the store holds is CreateQueue of an existing queue: the same
-// attributes return it, different ones fail with QueueAlreadyExists. When a write of the server's records
-// fails (a full disk), the action fails with InternalFailure, and so does every later change of a queue's
-// definition, until the store is opened again; fifoq's queues fail alike when their own writes fail.
+// attributes return it, different ones fail with QueueAlreadyExists ([Server.DeclareQueue] changes them
+// instead). When a write or a sync of the store fails (a full disk), the store fails for good: the action,
+// and every later change of any queue, fails with ServiceUnavailable (HTTP 503) whose message names the
+// cause, logged at Debug only; [Server.Err] returns the failure (errors.Is(err, fifoq.ErrStoreFailed), and
+// the cause, such as syscall.ENOSPC) and [Server.Failed] is closed, for the program to stop and be
+// restarted on the store, which recovers every change acknowledged before the failure.
 //
 // [Open] re-creates the queues, dead-letter queues before their sources, and finishes a DeleteQueue that a
 // crash interrupted. A record that does not decode makes it fail with fifoq.ErrStoreCorrupt, naming the
@@ -135,7 +141,7 @@
 // AWSTraceHeader system attribute is kept by the server beside the queues, by MessageId (a fifoq.Message has
 // no place for it): it follows a message into its dead-letter queue but not through a move task, and the
 // server forgets it after 28 days or once 65,536 newer messages came with one. Message move tasks are
-// listed only when they were started through the API, the last 10 of each queue, and not after a restart. A move task back to the
+// listed only when they were started through the API, the last 10 of each queue. A move task back to the
 // source queues (StartMessageMoveTask without a DestinationArn) is refused while the dead-letter queue holds
 // a message from a queue deleted since, which would have nowhere to go, and a running one is cancelled when
 // such a queue is deleted. Counts are exact.

@@ -21,6 +21,10 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }
 
+// Unwrap returns the cause of an internal error or of a failed store's refusal, so that errors.Is(err,
+// fifoq.ErrStoreFailed) holds for an error that a Go method (CreateQueue, DeclareQueue) returns.
+func (e *apiError) Unwrap() error { return e.cause }
+
 func newError(code, format string, args ...any) *apiError {
 	return &apiError{code: code, message: fmt.Sprintf(format, args...), status: statusOf(code)}
 }
@@ -47,6 +51,7 @@ const (
 	codeSerialization         = "SerializationException"
 	codeTooLarge              = "RequestEntityTooLarge"
 	codeInternal              = "InternalFailure"
+	codeUnavailable           = "ServiceUnavailable"
 	codeMissingToken          = "MissingAuthenticationToken"
 	codeIncompleteSignature   = "IncompleteSignature"
 	codeInvalidClientTokenID  = "InvalidClientTokenId"
@@ -100,6 +105,8 @@ func statusOf(code string) int {
 		return 413
 	case codeInternal:
 		return 500
+	case codeUnavailable:
+		return 503
 	}
 	return 400
 }
@@ -163,9 +170,12 @@ func coreError(err error, c errCtx) *apiError {
 	if errors.Is(err, fifoq.ErrQueueDeleted) {
 		return queueDoesNotExist(false) // by a DeleteQueue that came first
 	}
+	if ae := storeError(err); ae != nil {
+		return ae
+	}
 	code := fifoq.ErrorCode(err)
 	if code == "" {
-		// A failure of the server (a store that failed): the client gets InternalFailure, the log the cause.
+		// Another failure of the server: the client gets InternalFailure, the log the cause.
 		return &apiError{code: codeInternal, message: errInternal.message, status: 500, cause: err}
 	}
 	e := &apiError{code: code, status: statusOf(code), message: detail(err)}
@@ -240,6 +250,22 @@ func coreError(err error, c errCtx) *apiError {
 		e.message = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
 	}
 	return e
+}
+
+// storeError returns the answer to a request that a failed or closed store refused, or nil for another
+// error. It is ServiceUnavailable, HTTP 503, which the SDKs retry, and its message names the cause (such as
+// "no space left on device"): a client's log says what is wrong, and a retry after the server was
+// restarted on its store succeeds. The cause goes to the server's log as well (call.fail).
+func storeError(err error) *apiError {
+	switch {
+	case errors.Is(err, fifoq.ErrStoreFailed):
+		return &apiError{code: codeUnavailable, status: 503, cause: err,
+			message: "The server's store failed, and the server refuses every change until it is restarted: " + err.Error()}
+	case errors.Is(err, fifoq.ErrStoreClosed):
+		return &apiError{code: codeUnavailable, status: 503, cause: err,
+			message: "The server is stopping: its store is closed."}
+	}
+	return nil
 }
 
 // detail is the text of a fifoq error without its package prefix, for the rules whose SQS text the spec

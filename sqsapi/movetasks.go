@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // StartMessageMoveTask, CancelMessageMoveTask and ListMessageMoveTasks: dead-letter queue redrives, run by
@@ -24,6 +25,7 @@ type moveTask struct {
 	dest      *queueState // nil when messages go back to their sources
 	destARN   string      // as given; "" when messages go back to their sources
 	rateGiven bool        // MaxNumberOfMessagesPerSecond was given
+	key       []byte      // of its record, on a durable server (taskrecords.go)
 
 	// destGone is set when a queue the task moves messages into was deleted while it ran: the task was
 	// cancelled, and it is shown FAILED with the reason failedNonExistent, as SQS ends such a task.
@@ -148,15 +150,33 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 				s.arnOf(gone)+", which was deleted since. Move the messages to a DestinationArn.")
 		}
 	}
-	// The task outlives the request, so it does not get the request's context.
-	task, terr := src.q.StartMoveTask(context.Background(), dest, rate)
+	t := &moveTask{handle: newTaskHandle(src.arn), source: src, dest: destState, destARN: in.DestinationArn, rateGiven: in.MaxNumberOfMessagesPerSecond != nil}
+	// The task outlives the request, so it does not get the request's context. On a durable server it
+	// keeps its record (taskrecords.go), written before StartMoveTask returns.
+	var (
+		task *fifoq.MoveTask
+		terr error
+	)
+	if s.st == nil {
+		task, terr = src.q.StartMoveTask(context.Background(), dest, rate)
+	} else {
+		s.tasksMu.Lock()
+		s.taskSeq++
+		t.key = taskKey(src.q.Name(), s.taskSeq)
+		s.tasksMu.Unlock()
+		var mt any
+		mt, terr = store.StartMoveTask(src.q, dest, rate, t.key, func(st any) []byte { return encodeTask(t, st.(fifoq.MoveTaskStatus)) }, nil)
+		if terr == nil {
+			task = mt.(*fifoq.MoveTask)
+		}
+	}
 	if terr != nil {
 		if errors.Is(terr, fifoq.ErrInvalidMoveTask) && dest != nil {
 			return nil, invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue.")
 		}
 		return nil, coreError(terr, errCtx{queue: src.q})
 	}
-	t := &moveTask{handle: newTaskHandle(src.arn), task: task, source: src, dest: destState, destARN: in.DestinationArn, rateGiven: in.MaxNumberOfMessagesPerSecond != nil}
+	t.task = task
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	s.tasksMu.Lock()
@@ -164,9 +184,22 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	s.tasks[t.handle] = t
 	src.tasks = append(src.tasks, t)
 	if n := len(src.tasks) - maxListedTasks; n > 0 {
-		// The oldest have ended: a queue runs one task at a time, and this one was just started.
+		// The oldest have ended: a queue runs one task at a time, and this one was just started. Their
+		// records go without a sync: Open deletes them again if they were not.
+		var b store.Batch
+		if s.eng != nil {
+			b = s.eng.NewBatch()
+		}
 		for _, old := range src.tasks[:n] {
 			delete(s.tasks, old.handle)
+			if b != nil {
+				b.Delete(old.key)
+			}
+		}
+		if b != nil && s.check() == nil {
+			if _, err := s.eng.Commit(b, false); err != nil {
+				s.fail(err) //nolint:errcheck // the next change reports it
+			}
 		}
 		src.tasks = append(src.tasks[:0], src.tasks[n:]...)
 		clear(src.tasks[len(src.tasks):cap(src.tasks)])
@@ -206,6 +239,16 @@ func cancelMessageMoveTask(s *Server, c *call, in *cancelMoveTaskInput) (output,
 			return nil, newError(codeInvalidParameterValue, "Only tasks in status RUNNING can be cancelled.")
 		}
 		return nil, coreError(err, errCtx{queue: t.source.q})
+	}
+	if s.st != nil {
+		// The task ends after the batch it has taken, and records its end: once the cancel is
+		// acknowledged, a restart does not resume the task.
+		if err := t.task.Wait(c.ctx); err != nil {
+			return nil, coreError(err, errCtx{queue: t.source.q})
+		}
+		if err := s.check(); err != nil {
+			return nil, err
+		}
 	}
 	return movedOutput(t.task.Status().Moved), nil
 }

@@ -49,8 +49,9 @@ func Open(st *fifoq.Store, opts ...Option) (*Server, error) {
 type storedRecords struct {
 	queues  map[string]*queueRecord
 	deleted map[string]storedDeleted
-	traces  []storedTrace // oldest first
-	plain   *namespace    // nil: not recorded
+	traces  []storedTrace           // oldest first
+	plain   *namespace              // nil: not recorded
+	tasks   map[string][]storedTask // by the fifoq name of their source
 }
 
 type storedDeleted struct {
@@ -65,7 +66,8 @@ type storedTrace struct {
 
 // readRecords reads every record of the server.
 func (s *Server) readRecords() (*storedRecords, error) {
-	rs := &storedRecords{queues: make(map[string]*queueRecord), deleted: make(map[string]storedDeleted)}
+	rs := &storedRecords{queues: make(map[string]*queueRecord), deleted: make(map[string]storedDeleted),
+		tasks: make(map[string][]storedTask)}
 	err := s.eng.Scan([]byte{keyPrefix}, []byte{keyPrefix + 1}, func(k, v []byte) error {
 		var err error
 		switch {
@@ -81,6 +83,12 @@ func (s *Server) readRecords() (*storedRecords, error) {
 			var d storedDeleted
 			d.k, d.at, err = decodeDeleted(v)
 			rs.deleted[string(k[2:])] = d
+		case k[1] == kindTask:
+			var fn string
+			var t storedTask
+			if fn, t, err = decodeTask(k, v); err == nil {
+				rs.tasks[fn] = append(rs.tasks[fn], t)
+			}
 		case k[1] == kindTrace:
 			var t storedTrace
 			t.expires, t.id, t.header, err = decodeTrace(k, v)
@@ -154,6 +162,11 @@ func (s *Server) recover(rs *storedRecords) error {
 
 	// Queues: dead-letter queues before their sources.
 	if err := s.recoverQueues(rs.queues, inStore); err != nil {
+		return err
+	}
+
+	// Move tasks, once their queues are there: a running one goes on.
+	if err := s.recoverTasks(rs.tasks, tidy); err != nil {
 		return err
 	}
 
@@ -277,17 +290,18 @@ func (s *Server) recoverQueues(recs map[string]*queueRecord, inStore map[string]
 	return nil
 }
 
-// Close cancels the move tasks that run and waits for them to end. Call it once the server serves no more
-// requests: a durable server's store can then be closed with no task left writing to it. Close does not
-// close the store, which belongs to the caller of Open. It calls BeginShutdown, so that a long poll still in
-// progress ends. It returns nil.
+// Close stops the move tasks that run and waits for them to end. Call it once the server serves no more
+// requests: a durable server's store can then be closed with no task left writing to it. A durable
+// server's running tasks are not recorded as ended: they go on when the store is opened again. Close does
+// not close the store, which belongs to the caller of Open. It calls BeginShutdown, so that a long poll
+// still in progress ends. It returns nil.
 func (s *Server) Close() error {
 	s.BeginShutdown()
 	s.tasksMu.Lock()
 	tasks := slices.Collect(maps.Values(s.tasks))
 	s.tasksMu.Unlock()
 	for _, t := range tasks {
-		_ = t.task.Cancel() // an ended task returns ErrMoveTaskNotRunning: nothing to do
+		store.HaltMoveTask(t.task) // an ended task stays as it was
 	}
 	for _, t := range tasks {
 		_ = t.task.Wait(context.Background()) // a cancelled task ends after the batch it has taken

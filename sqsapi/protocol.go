@@ -468,8 +468,10 @@ func (c *call) succeedQueryJSON(out output) {
 func (c *call) fail(s *Server, err error) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
-		s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", err)
-		ae = errInternal
+		if ae = storeError(err); ae == nil {
+			s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", err)
+			ae = errInternal
+		}
 	}
 	if ae == errCanceled {
 		c.canceled = true
@@ -478,6 +480,10 @@ func (c *call) fail(s *Server, err error) {
 	if ae.status >= 500 {
 		fault = "Receiver"
 		switch {
+		case ae.code == codeUnavailable:
+			// A failed store fails every request from then on: the store logs its failure once, and
+			// Server.Failed tells the program; the requests it fails go to the log at Debug.
+			s.log.Debug("sqsapi: refused: the store failed or is closed", "action", c.action, "queue", c.queue, "error", ae.cause)
 		case ae.cause != nil:
 			s.log.Error("sqsapi: internal error", "action", c.action, "queue", c.queue, "error", ae.cause)
 		case ae != errInternal && ae != errCanceled:

@@ -386,6 +386,10 @@ func recordName(k []byte) string {
 			}
 		case kindPlain:
 			return "plain namespace record"
+		case kindTask:
+			if name, seq, ok := bytes.Cut(k[2:], []byte{0}); ok && len(seq) == 8 {
+				return fmt.Sprintf("move task record %d of queue %s", binary.BigEndian.Uint64(seq), name)
+			}
 		}
 	}
 	return fmt.Sprintf("record %q", k)
@@ -417,6 +421,28 @@ func (s *Server) commit(j *journal, b store.Batch) {
 	j.t = t
 }
 
+// add records that the action committed the batch of t (from fifoq, through internal/store) after the
+// others: j waits for it. t nil: nothing to wait for.
+func (j *journal) add(t store.Ticket) {
+	if t != nil && j.err == nil {
+		j.t = t
+	}
+}
+
+// setAttributes changes the attributes of q; on a durable server the wait for the disk is left to j, so
+// that the action waits for it after releasing its locks.
+func (s *Server) setAttributes(j *journal, q *fifoq.Queue, a fifoq.Attributes) error {
+	if s.st == nil {
+		return q.SetAttributes(a)
+	}
+	t, err := store.SetAttributesLater(q, a)
+	if err != nil {
+		return err
+	}
+	j.add(t)
+	return nil
+}
+
 // wait blocks until what j committed is durable.
 func (s *Server) wait(j *journal) error {
 	if j.err != nil || j.t == nil {
@@ -428,25 +454,20 @@ func (s *Server) wait(j *journal) error {
 	return nil
 }
 
-// check returns the error that every change of a queue's definition returns once a write of the server's
-// records failed, or nil.
+// check returns the error that every change returns once the store failed (a write of the queues' or of
+// the server's records failed) or was closed, or nil.
 func (s *Server) check() error {
-	if p := s.failed.Load(); p != nil {
-		return *p
+	if s.st == nil {
+		return nil
 	}
-	return nil
+	return s.st.Err()
 }
 
-// fail records that a write of the server's records failed, so that every later change of a queue's
-// definition fails too: the definitions in memory may be ahead of the store's, until it is opened again.
-// It returns the error the caller returns.
+// fail records that a write of the server's records failed: the store fails as a failed write of a queue
+// makes it, so that every later change fails too (the definitions in memory may be ahead of the store's),
+// until it is opened again. It returns the error the caller returns.
 func (s *Server) fail(cause error) error {
-	err := fmt.Errorf("%w: %s: sqsapi records: %w", fifoq.ErrStoreFailed, s.st, cause)
-	if errors.Is(cause, store.ErrClosed) {
-		err = fmt.Errorf("%w: %s", fifoq.ErrStoreClosed, s.st)
-	}
-	s.failed.CompareAndSwap(nil, &err) // the action logs it, as an internal error, once it has released its locks
-	return s.check()
+	return store.FailStore(s.st, fmt.Errorf("sqsapi records: %w", cause))
 }
 
 // putQueueLocked records qs's definition, unless qs was deleted. qs.mu must be held: the definitions of a

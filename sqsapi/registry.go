@@ -389,8 +389,8 @@ var schemeSep, slash, question = []byte("://"), []byte("/"), []byte("?")
 // createQueue creates a queue, or returns the existing one when attributes agree with it (CreateQueue). On a
 // durable server the queue's definition is stored before it returns.
 //
-// The registry lock is held while fifoq.New stores the queue, which waits for its own sync: fifoq gives no
-// way to create a queue and wait later. The server's own record is waited for after the lock is released.
+// The registry lock is held while fifoq.New stores the queue and the server records it; both are waited
+// for once the lock is released, so that no request on another queue waits for this one's sync.
 func (s *Server) createQueue(ns namespace, name string, attrs map[string]string, tags map[string]string) (*queueState, error) {
 	fifo := strings.HasSuffix(name, ".fifo")
 	if err := checkCreateType(name, fifo, attrs); err != nil {
@@ -455,11 +455,16 @@ func (s *Server) createQueueLocked(j *journal, k queueKey, fifo bool, attrs, tag
 		// Only a queue made on purpose with the name of another's hash.
 		return nil, fmt.Errorf("create queue %s: its name in the store, %s, is taken by %s", arn, fn, other.arn)
 	}
+	var later store.Ticket
+	if s.st != nil {
+		opts = append(opts, store.SyncLater(&later).(fifoq.Option)) // waited for after the lock is released
+	}
 	q, err := fifoq.New(fn, s.queueOptions(opts)...)
 	switch {
 	case err == nil:
+		j.add(later)
 	case fifoq.ErrorCode(err) == "" && !isContextErr(err):
-		return nil, fmt.Errorf("create queue %s: %w", arn, err) // a store's error: logged, InternalFailure
+		return nil, fmt.Errorf("create queue %s: %w", arn, err) // a store's error: ServiceUnavailable (storeError)
 	case set != nil:
 		return nil, set.coreError(err, arn, fifo)
 	default:
@@ -562,7 +567,7 @@ func (s *Server) deleteQueueLocked(j *journal, qs *queueState) (bool, error) {
 	a := qs.q.Attributes()
 	if a.DeadLetterQueue != nil {
 		a.DeadLetterQueue, a.MaxReceiveCount = nil, 0
-		if err := qs.q.SetAttributes(a); err != nil {
+		if err := s.setAttributes(j, qs.q, a); err != nil {
 			s.log.Warn("sqsapi: dropping the redrive policy of a deleted queue", "queue", qs.arn, "error", err)
 		}
 	}
@@ -571,6 +576,7 @@ func (s *Server) deleteQueueLocked(j *journal, qs *queueState) (bool, error) {
 		b := s.eng.NewBatch()
 		b.Delete(recordKey(kindQueue, qs.q.Name()))
 		b.Set(recordKey(kindDeleted, qs.q.Name()), encodeDeleted(qs.key(), now))
+		b.DeleteRange(taskRange(qs.q.Name()))
 		s.commit(j, b)
 		s.unfinished[qs.q.Name()] = struct{}{}
 	}
@@ -585,7 +591,7 @@ func (s *Server) deleteQueueLocked(j *journal, qs *queueState) (bool, error) {
 	defer qs.mu.Unlock()
 	s.tasksMu.Lock()
 	for _, t := range qs.tasks {
-		_ = t.task.Cancel() // an ended task returns ErrMoveTaskNotRunning: nothing to do
+		store.HaltMoveTask(t.task) // its records are gone with the queue's: it records no end
 		delete(s.tasks, t.handle)
 	}
 	s.tasksMu.Unlock()
@@ -605,7 +611,7 @@ func (s *Server) detachLocked(j *journal, src, dlq *queueState) {
 	}
 	count := a.MaxReceiveCount
 	a.DeadLetterQueue, a.MaxReceiveCount = nil, 0
-	if err := src.q.SetAttributes(a); err != nil {
+	if err := s.setAttributes(j, src.q, a); err != nil {
 		s.log.Warn("sqsapi: detaching a queue from its deleted dead-letter queue", "queue", src.arn, "error", err)
 		return
 	}
@@ -642,7 +648,7 @@ func (s *Server) rebindLocked(j *journal, dlq *queueState) {
 		src.mu.Lock()
 		a := src.q.Attributes()
 		a.DeadLetterQueue, a.MaxReceiveCount = dlq.q, src.pendingCount
-		if err := src.q.SetAttributes(a); err == nil {
+		if err := s.setAttributes(j, src.q, a); err == nil {
 			src.pendingDLQ, src.pendingCount = "", 0
 			s.unpendLocked(src, dlq.arn)
 			s.putQueueLocked(j, src)

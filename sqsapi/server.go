@@ -3,6 +3,7 @@ package sqsapi
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"maps"
@@ -10,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fifoq/fifoq"
@@ -44,11 +44,9 @@ type Server struct {
 	shutdown bool
 
 	// The store of a durable server (Open), and its engine, where the server keeps its own records
-	// (records.go); both nil for a server in memory. failed is set once, to the error every later change of
-	// a queue's definition returns, when a write of the server's records failed.
-	st     *fifoq.Store
-	eng    store.Engine
-	failed atomic.Pointer[error]
+	// (records.go); both nil for a server in memory.
+	st  *fifoq.Store
+	eng store.Engine
 
 	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
 	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.
@@ -75,6 +73,7 @@ type Server struct {
 	// tasksMu guards tasks. It is taken last: no other lock is taken while it is held.
 	tasksMu sync.Mutex
 	tasks   map[string]*moveTask // by task handle: the tasks of the queues' queueState.tasks
+	taskSeq uint64               // the number of the last task started, in its record's key (taskrecords.go)
 }
 
 // config is the configuration an Option changes.
@@ -108,7 +107,8 @@ func WithClock(c fifoq.Clock) Option { return func(cfg *config) { cfg.clock = c 
 
 // WithLogger sets where the server logs, with the same keys in every record: every request at level Debug
 // ("sqsapi: request", with action, queue, protocol, status, code when it failed, request_id and duration),
-// requests that fail on the server's side (HTTP 500) at level Error (with action, queue, code and error),
+// requests that fail on the server's side (HTTP 500) at level Error (with action, queue, code and error;
+// the refusals of a failed store, HTTP 503, at Debug, as "sqsapi: refused: the store failed or is closed"),
 // the queues' moves to dead-letter queues at level Warn (package fifoq logs those, with queue,
 // dead_letter_queue, message_id, receive_count and group), and what Open finds amiss in a store at level
 // Warn. The default discards
@@ -263,6 +263,95 @@ func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.
 	return qs.q, nil
 }
 
+// Err returns the failure of a durable server's store: nil while it works (and always, for a server in
+// memory); once a write or a sync of the store failed (a full disk), an error that wraps
+// fifoq.ErrStoreFailed and the cause (errors.Is(err, syscall.ENOSPC)). The server then refuses every change
+// with the SQS error ServiceUnavailable (HTTP 503), whose message names the cause; the reads that need no
+// change (GetQueueAttributes, ListQueues, ...) go on. It does not come back by itself: stop the server and
+// open the store again, which recovers every change acknowledged before the failure.
+func (s *Server) Err() error {
+	if s.st == nil {
+		return nil
+	}
+	if err := s.st.Err(); errors.Is(err, fifoq.ErrStoreFailed) {
+		return err
+	}
+	return nil
+}
+
+// Failed returns a channel that is closed when a durable server's store fails (Err tells why), for a
+// process to stop and be restarted on it. It is nil, never ready, for a server in memory.
+func (s *Server) Failed() <-chan struct{} {
+	if s.st == nil {
+		return nil
+	}
+	return s.st.Failed()
+}
+
 // HTTPClient returns a client that calls the server in process, with no socket: its transport hands each
 // request to ServeHTTP, whatever its host. Use it as sqs.Options.HTTPClient with any BaseEndpoint.
 func (s *Server) HTTPClient() *http.Client { return s.client }
+
+// An AttributeChange is an attribute that DeclareQueue changed on a queue that existed: its name, its value
+// before ("" when it had none to show) and the value declared.
+type AttributeChange struct {
+	// Name is the SQS name of the attribute, such as "VisibilityTimeout".
+	Name string
+	// Stored is the attribute's value before the change, as GetQueueAttributes showed it.
+	Stored string
+	// Declared is the value given to DeclareQueue, which the queue has now.
+	Declared string
+}
+
+// DeclareQueue makes a queue of the default account and region have the attributes given, as a program's
+// configuration declares them (fifoq serve's --queue and --config): it creates the queue as CreateQueue does
+// when it does not exist, and otherwise changes the attributes given whose values differ, as
+// SetQueueAttributes does, and returns them. The attributes not given keep their values. What
+// SetQueueAttributes would refuse (a value out of range, a FifoQueue that differs: a queue's type cannot
+// change, a RedrivePolicy that the dead-letter queue's RedriveAllowPolicy refuses) is an error, and changes
+// nothing.
+func (s *Server) DeclareQueue(name string, attributes map[string]string) ([]AttributeChange, error) {
+	ns := namespace{account: s.account, region: s.region}
+	qs := s.lookup(ns, name)
+	if qs == nil {
+		_, err := s.createQueue(ns, name, attributes, nil)
+		return nil, err
+	}
+	if len(attributes) == 0 {
+		return nil, nil
+	}
+	set, err := s.parseAttributes(qs.q.FIFO(), attributes, s.finder(ns))
+	if err != nil {
+		return nil, err
+	}
+	var changes []AttributeChange
+	changed := make(map[string]string)
+	qs.mu.Lock()
+	cur, want := qs.viewLocked(), qs.viewLocked()
+	aerr := set.applyTo(&want)
+	if aerr == nil {
+		for _, n := range slices.Sorted(maps.Keys(attributes)) {
+			a, _ := s.value(qs, &cur, n)
+			b, _ := s.value(qs, &want, n)
+			if a != b {
+				changes = append(changes, AttributeChange{Name: n, Stored: a, Declared: b})
+				changed[n] = attributes[n]
+			}
+		}
+	}
+	qs.mu.Unlock()
+	if aerr != nil {
+		return nil, aerr
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	var j journal
+	if err := s.setQueueAttributes(&j, &call{}, qs, changed); err != nil {
+		return nil, err
+	}
+	if err := s.wait(&j); err != nil {
+		return nil, err
+	}
+	return changes, nil
+}

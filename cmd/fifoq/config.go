@@ -31,9 +31,11 @@ Serve fifoq queues over the Amazon SQS API (JSON and query protocols).
 The queues live in memory unless --data-dir is given. With --data-dir they are kept in that
 directory and come back when the server starts again on it, after a stop or a crash: their
 attributes, policies and tags, and their messages with their receive counts. Every request
-returns once its changes are on disk. The queues of --queue and --config are then created as
-CreateQueue creates them: a stored queue with the same attributes is kept as it is, one with
-different attributes stops the start (change a stored queue with SetQueueAttributes).
+returns once its changes are on disk. The queues of --queue and --config are then created, or,
+when stored, given the attributes declared: a stored attribute that differs (changed at run time
+by SetQueueAttributes) is set back to the declared value, with a warning; the others are kept.
+If the store fails while serving (a full disk), /health turns to 503 with the cause, every change
+is answered ServiceUnavailable, and the server shuts down and exits 1, to be restarted.
 
 The endpoint's URL is the first line of stdout, once the server listens; with --metrics-addr,
 the URL of /metrics is the second. GET /health answers 200 "ok" while the server serves and

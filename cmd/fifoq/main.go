@@ -13,10 +13,13 @@
 // kept in DIR (package github.com/fifoq/fifoq/durable) and come back when the server starts again on it,
 // after a stop or a crash: every queue with its attributes, policies and tags, every message with its
 // receive count, the AWSTraceHeader of the messages and the names deleted in the last 60 seconds; each
-// request returns once its changes are on disk. Message move tasks do not survive a restart. The queues of
-// --queue and --config are created as CreateQueue creates them: a stored queue given with the same
-// attributes is kept as it is, and one given with different attributes stops the start with
-// QueueAlreadyExists (change a stored queue with SetQueueAttributes). One process at a time can use a
+// request returns once its changes are on disk. A message move task running at a stop or a crash goes on at
+// the next start, with its counts. The queues of
+// --queue and --config are created, or, when stored, given the attributes declared: a stored attribute
+// that differs (changed at run time by SetQueueAttributes) is set back to the declared value, with a
+// warning, so that a restart with the same command line always starts. A store that fails while serving
+// (a full disk) makes every change answer ServiceUnavailable naming the cause, /health answer 503, and the
+// process shut down and exit 1, for its supervisor to restart it. One process at a time can use a
 // directory. The --config file is JSON (cmd/fifoq/testdata/fifoq.json is an example):
 //
 //	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": true, "VisibilityTimeout": 60}}]}

@@ -55,7 +55,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		stored = st
 		defer func() {
 			cerr := st.Close()
-			if cerr != nil {
+			if errors.Is(cerr, fifoq.ErrStoreFailed) && errors.Is(err, fifoq.ErrStoreFailed) {
+				logger.Info("store closed after its failure", "data_dir", cfg.dataDir) // logged already
+			} else if cerr != nil {
 				logger.Error("closing the store", "data_dir", cfg.dataDir, "error", cerr)
 			} else {
 				logger.Info("store closed", "data_dir", cfg.dataDir)
@@ -69,6 +71,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	}
 	defer api.Close() // before the store's Close: it stops the move tasks; it returns nil
 
+	declared := make(map[string]bool)
 	for _, q := range cfg.queues {
 		if _, ok := q.Attributes["FifoQueue"]; !ok && strings.HasSuffix(q.Name, ".fifo") {
 			// As fifoq.New does; SQS itself wants FifoQueue=true with a ".fifo" name.
@@ -78,17 +81,31 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 			}
 			q.Attributes["FifoQueue"] = "true"
 		}
+		// The declared attributes win over the stored ones (changed at run time by SetQueueAttributes), as a
+		// re-applied Terraform or CloudFormation definition would: a restart with the same command line
+		// always starts, with the queues as declared.
 		_, stored := api.Queue(q.Name)
-		if _, err := api.CreateQueue(q.Name, q.Attributes); err != nil {
-			if stored {
-				return fmt.Errorf("queue %s is stored in %s with other attributes: %w "+
-					"(change the stored queue with SetQueueAttributes, or the attributes given)", q.Name, cfg.dataDir, err)
+		if declared[q.Name] { // declared twice: the declarations must agree, as CreateQueue wants
+			if _, err := api.CreateQueue(q.Name, q.Attributes); err != nil {
+				return fmt.Errorf("queue %s declared twice: %w", q.Name, err)
 			}
-			return fmt.Errorf("create queue %s: %w", q.Name, err)
+			continue
 		}
-		if stored {
+		declared[q.Name] = true
+		changes, err := api.DeclareQueue(q.Name, q.Attributes)
+		switch {
+		case err != nil && stored && !errors.Is(err, fifoq.ErrStoreFailed):
+			logger.Warn("queue kept with its stored attributes: the declared ones are refused", "queue", q.Name,
+				"attributes", q.Attributes, "error", err)
+		case err != nil:
+			return fmt.Errorf("create queue %s: %w", q.Name, err)
+		case stored:
+			for _, c := range changes {
+				logger.Warn("stored attribute differs from the declared one: set to the declared value", "queue", q.Name,
+					"attribute", c.Name, "stored", c.Stored, "declared", c.Declared)
+			}
 			logger.Info("queue kept", "queue", q.Name, "attributes", q.Attributes)
-		} else {
+		default:
 			logger.Info("queue created", "queue", q.Name, "attributes", q.Attributes)
 		}
 	}
@@ -99,7 +116,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		return err
 	}
 	o := serveOptions{api: ln, handler: api, beginShutdown: api.BeginShutdown, logger: logger,
-		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes}
+		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes,
+		failed: api.Failed(), storeErr: api.Err}
 	if cfg.metricsAddr != "" {
 		if o.metrics, err = lc.Listen(ctx, "tcp", cfg.metricsAddr); err != nil {
 			ln.Close()
@@ -149,6 +167,8 @@ type serveOptions struct {
 	logger         *slog.Logger
 	timeout        time.Duration // the shutdown timeout
 	maxHeaderBytes int
+	failed         <-chan struct{} // closed when the store fails: sqsapi.Server.Failed; nil: never
+	storeErr       func() error    // the store's failure: sqsapi.Server.Err; nil: none
 }
 
 // serveHTTP serves the API on o.api, and the metrics on o.metrics, until ctx is done, then shuts down:
@@ -161,11 +181,14 @@ type serveOptions struct {
 //     after that, their contexts end, their connections are closed, and serveHTTP returns an error;
 //  4. the metrics listener closes.
 //
-// It closes the listeners.
+// When o.failed is closed (the store failed while serving: a full disk), /health turns to 503 with the
+// cause at once, the failure is logged once, and the server shuts down as above, then returns the store's
+// error, so that the process exits non-zero and its supervisor restarts it: a restart on the store
+// recovers every change acknowledged before the failure. It closes the listeners.
 func serveHTTP(ctx context.Context, o serveOptions) error {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
-	health := new(healthHandler)
+	health := &healthHandler{storeErr: o.storeErr}
 	var draining atomic.Bool
 	newServer := func(h http.Handler) *http.Server {
 		return &http.Server{
@@ -208,6 +231,7 @@ func serveHTTP(ctx context.Context, o serveOptions) error {
 		}
 	}
 	served := make(chan error, 2)
+	var failure error // the store's, when it failed
 	go func() { served <- hs.Serve(o.api) }()
 	var ms *http.Server
 	if o.metrics != nil {
@@ -226,6 +250,9 @@ func serveHTTP(ctx context.Context, o serveOptions) error {
 		}
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	case <-o.failed:
+		failure = fmt.Errorf("the store failed while serving: %w", o.storeErr())
+		o.logger.Error("the store failed: shutting down, to be restarted", "error", o.storeErr())
 	}
 	start := time.Now()
 	o.logger.Info("shutting down", "timeout", o.timeout, "connections", open.Load())
@@ -278,18 +305,29 @@ wait:
 		}
 	}
 	if cut != nil {
-		return cut
+		return cmp.Or(failure, cut)
 	}
 	o.logger.Info("stopped", "duration", time.Since(start))
-	return nil
+	return failure
 }
 
-// healthHandler answers GET /health: 200 "ok" while the server serves, 503 once it shuts down.
-type healthHandler struct{ stopping atomic.Bool }
+// healthHandler answers GET /health: 200 "ok" while the server serves, 503 once it shuts down, and 503
+// with the cause once its store failed.
+type healthHandler struct {
+	stopping atomic.Bool
+	storeErr func() error // nil: no store
+}
 
 func (h *healthHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	if h.storeErr != nil {
+		if err := h.storeErr(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "store failed: "+err.Error()+"\n")
+			return
+		}
+	}
 	if h.stopping.Load() {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, "shutting down\n")

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/google/btree"
@@ -63,15 +64,17 @@ type Memory struct {
 	changed chan struct{}
 
 	mu         sync.Mutex
-	live       *btree.BTreeG[kv] // everything applied
-	log        []*memBatch       // committed, not durable yet, in commit order
-	committed  uint64            // batches committed
-	durable    uint64            // batches durable: the first durable ones of those committed
-	syncs      int               // syncs done
-	failCommit error             // the next Commit fails with it
-	failSync   error             // the next sync fails with it
-	broken     error             // a sync failed: every later call returns it
-	closed     error             // ErrClosed, or the crash's error
+	live       *btree.BTreeG[kv]     // everything applied
+	log        []*memBatch           // committed, not durable yet, in commit order
+	committed  uint64                // batches committed
+	durable    uint64                // batches durable: the first durable ones of those committed
+	syncs      int                   // syncs done
+	failCommit error                 // the next Commit fails with it
+	failSync   error                 // the next sync fails with it
+	broken     error                 // a sync failed: every later call returns it
+	closed     error                 // ErrClosed, or the crash's error
+	holdMatch  func(key string) bool // HoldSyncsOf: the keys whose batches' Waits are held
+	holdCh     chan struct{}         // closed by ReleaseHeld
 }
 
 var _ Engine = (*Memory)(nil)
@@ -147,7 +150,11 @@ func (m *Memory) Commit(b Batch, sync bool) (Ticket, error) {
 	if !sync {
 		return nil, nil
 	}
-	return &memTicket{m: m, seq: mb.seq}, nil
+	t := &memTicket{m: m, seq: mb.seq}
+	if m.holdMatch != nil && slices.ContainsFunc(mb.ops, func(o op) bool { return m.holdMatch(o.key) }) {
+		t.hold = m.holdCh
+	}
+	return t, nil
 }
 
 func (m *Memory) errLocked() error {
@@ -158,13 +165,19 @@ func (m *Memory) errLocked() error {
 }
 
 type memTicket struct {
-	m   *Memory
-	seq uint64
+	m    *Memory
+	seq  uint64
+	hold chan struct{} // HoldSyncsOf: Wait waits for it to close
 }
 
 // Wait writes the log up to the ticket's batch to the disk, unless it is there already.
 func (t *memTicket) Wait() error {
 	m := t.m
+	if t.hold != nil {
+		m.arrive(1)
+		<-t.hold
+		m.arrive(-1)
+	}
 	m.arrive(1)
 	m.gate.Lock()
 	//lint:ignore SA2001 the gate is a barrier that PauseSyncs holds
@@ -274,6 +287,25 @@ func (m *Memory) FailNextCommit(err error) {
 func (m *Memory) FailNextSync(err error) {
 	m.mu.Lock()
 	m.failSync = err
+	m.mu.Unlock()
+}
+
+// HoldSyncsOf makes the Wait of each synced batch committed from now on that writes or deletes a key
+// (a range deletion: its first key) for which match is true block until ReleaseHeld: a disk whose syncs
+// take long for some writes only, while the others go on. WaitBlocked counts the Waits held.
+func (m *Memory) HoldSyncsOf(match func(key string) bool) {
+	m.mu.Lock()
+	m.holdMatch, m.holdCh = match, make(chan struct{})
+	m.mu.Unlock()
+}
+
+// ReleaseHeld lets the Waits that HoldSyncsOf held go on, and holds no more.
+func (m *Memory) ReleaseHeld() {
+	m.mu.Lock()
+	if m.holdCh != nil {
+		close(m.holdCh)
+	}
+	m.holdMatch, m.holdCh = nil, nil
 	m.mu.Unlock()
 }
 
