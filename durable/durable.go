@@ -103,8 +103,10 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
+	made := madeDirs(c.fs, dir)
 	e, err := openEngine(dir, c)
 	if err != nil {
+		removeMade(c.fs, made, c.logger)
 		return nil, err
 	}
 	if err := e.checkFormat(); err != nil {
@@ -114,6 +116,7 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	s, err := store.NewStore(e, dir)
 	if err != nil {
 		_ = e.Close()
+		removeMade(c.fs, made, c.logger)
 		return nil, err
 	}
 	return s.(*fifoq.Store), nil
@@ -168,6 +171,11 @@ func openEngine(dir string, c config) (*engine, error) {
 		return nil, openError(c.fs, dir, err)
 	}
 	manifest, err := verifyLogs(c.fs, dir)
+	if err == nil {
+		o := &pebble.Options{FS: c.fs}
+		o.EnsureDefaults()
+		err = checkOptions(c.fs, dir, o)
+	}
 	if cerr := lock.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("durable: %s: %w", dir, cerr)
 	}
@@ -178,7 +186,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
-		exited: make(chan struct{})}
+		exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}}
 	opts := &pebble.Options{
 		FS:                 &fenceFS{FS: c.fs, f: e.fence},
 		Cache:              cache,
@@ -188,7 +196,7 @@ func openEngine(dir string, c config) (*engine, error) {
 		Logger:             &logger{l: c.logger, e: e},
 		EventListener:      e.events(),
 	}
-	db, err := pebble.Open(dir, opts)
+	db, err := e.openDB(dir, opts)
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
 		// No store here: make one, unless the directory holds files of one whose manifest is gone. An
 		// empty store there would lose its queues without a word.
@@ -208,14 +216,14 @@ func openEngine(dir string, c config) (*engine, error) {
 			}
 		}
 		opts.ErrorIfNotExists = false
-		if db, err = pebble.Open(dir, opts); err == nil {
+		if db, err = e.openDB(dir, opts); err == nil {
 			// Pebble makes a store at its oldest format and moves it to the newest once its first log is
 			// made, so that log lacks the sync offsets that tell damage from a torn end (open.go, Open:
 			// WriteWALSyncOffsets, then ratchetFormatMajorVersionLocked). Open it again, so that no record
 			// goes to that log.
 			if err = e.guard(db.Close); err == nil {
 				opts.ErrorIfNotExists = true
-				db, err = pebble.Open(dir, opts)
+				db, err = e.openDB(dir, opts)
 			}
 		}
 	}
@@ -237,6 +245,9 @@ func openError(vfs vfs.FS, dir string, err error) error {
 	case (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) && !errors.As(err, &pathErr), // fcntl's
 		strings.Contains(err.Error(), "lock held by current process"): // Pebble's own check, a plain error
 		return fmt.Errorf("%w: %s (its LOCK file is held): %w", ErrLocked, dir, err)
+	case errors.Is(err, pebble.ErrDBNotPristine) && missingFormatMarker(vfs, dir) != "":
+		return fmt.Errorf("%w: %s is missing: the store holds a MANIFEST but no format version marker", fifoq.ErrStoreCorrupt,
+			missingFormatMarker(vfs, dir))
 	case pebble.IsCorruptionError(err), errors.Is(err, fs.ErrNotExist), errors.Is(err, os.ErrNotExist),
 		strings.Contains(err.Error(), "object size mismatch"): // checkConsistency in open.go: a table cut short
 		files := tablesNamed(vfs, dir, err)
@@ -244,11 +255,11 @@ func openError(vfs vfs.FS, dir string, err error) error {
 			files = damagedLogs(vfs, dir)
 		}
 		if len(files) > 0 {
-			return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, strings.Join(files, ", "), err)
+			return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, strings.Join(files, ", "), oneLine(err))
 		}
-		return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, dir, err)
+		return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, dir, oneLine(err))
 	}
-	return fmt.Errorf("durable: open %s: %w", dir, err)
+	return fmt.Errorf("durable: open %s: %w", dir, oneLine(err))
 }
 
 // engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
@@ -270,6 +281,8 @@ type engine struct {
 	round  *round // the round of the batches in queue
 	closed bool
 	broken error // an apply or a sync failed: every later commit fails with it
+
+	openFailed onceSignal // a flush failed while Pebble opened the store (open.go)
 }
 
 var _ store.Engine = (*engine)(nil)
@@ -461,8 +474,10 @@ func (e *engine) fail(err error) {
 		e.broken = fmt.Errorf("durable: %s: %w", e.dir, err)
 	}
 	e.mu.Unlock()
-	if first {
-		e.log.Error("durable: the store failed: it refuses every change until it is opened again", "dir", e.dir, "error", err)
+	if first && e.opened.Load() {
+		e.log.Error("durable: the store failed: it refuses every change until it is opened again", "dir", e.dir, "error", err.Error())
+	} else if first {
+		e.log.Debug("durable: the store failed while it opened", "dir", e.dir, "error", err.Error()) // Open returns it
 	}
 }
 
@@ -489,15 +504,23 @@ func (e *engine) events() *pebble.EventListener {
 			if e.failed() {
 				level = slog.LevelDebug
 			}
-			e.log.Log(context.Background(), level, "durable: pebble background error", "dir", e.dir, "error", err)
+			if !e.opened.Load() {
+				level = slog.LevelDebug // Open returns it
+			}
+			e.log.Log(context.Background(), level, "durable: pebble background error", "dir", e.dir, "error", err.Error())
+			e.log.Debug("durable: pebble background error, in detail", "dir", e.dir, "error", fmt.Sprintf("%+v", err))
 		},
 		FlushEnd: func(info pebble.FlushInfo) {
 			if info.Err != nil && info.Err.Error() != emptyFlush {
 				e.fail(fmt.Errorf("flush: %w", info.Err))
+				if !e.opened.Load() {
+					e.openFailed.signal(info.Err)
+				}
 			}
 		},
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
-			e.log.Error("durable: pebble found a damaged file", "dir", e.dir, "file", info.Path, "error", info.Details)
+			e.log.Error("durable: pebble found a damaged file", "dir", e.dir, "file", info.Path, "error", info.Details.Error())
+			e.log.Debug("durable: pebble found a damaged file, in detail", "file", info.Path, "error", fmt.Sprintf("%+v", info.Details))
 		},
 	}
 }
@@ -612,10 +635,12 @@ func (l *logger) Infof(format string, args ...any) {
 }
 
 func (l *logger) Errorf(format string, args ...any) {
-	l.l.Error("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir)
+	l.l.Debug("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir)
+	l.l.Error("pebble: "+flatMessage(format, args), "dir", l.e.dir)
 }
 
 func (l *logger) Fatalf(format string, args ...any) {
+	l.l.Debug("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir) // the detail: stacks, with %+v
 	err := fatalError(format, args)
 	level := slog.LevelError
 	if l.e.failed() {
@@ -635,7 +660,7 @@ type fatalErr struct {
 }
 
 func fatalError(format string, args []any) *fatalErr {
-	msg := fmt.Sprintf(format, args...)
+	msg := flatMessage(format, args)
 	if !strings.HasPrefix(msg, "pebble") {
 		msg = "pebble: " + msg
 	}

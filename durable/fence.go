@@ -28,6 +28,7 @@ type fence struct {
 	raised atomic.Bool
 	opened chan struct{} // closed by open
 	once   sync.Once
+	lock   atomic.Pointer[onceCloser] // the directory's lock, taken by Pebble (open.go)
 }
 
 // errFenced is what a change of a failed store's files returns.
