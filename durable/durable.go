@@ -495,8 +495,8 @@ const emptyFlush = "pebble: empty table"
 // events are what the engine does on Pebble's events: a failed flush (a full disk) fails the store, which
 // would otherwise take commits until its memtables filled up and then hang them; Pebble retries the flush
 // at once, again and again, until the store is closed, so its errors are logged at Debug once the store
-// failed. A damaged table is logged, and the read that met it returns ErrStoreCorrupt (Pebble's default
-// calls Logger.Fatalf).
+// failed. A damaged table is logged at Debug, and the read that met it returns ErrStoreCorrupt, naming it
+// (Pebble's default calls Logger.Fatalf).
 func (e *engine) events() *pebble.EventListener {
 	return &pebble.EventListener{
 		BackgroundError: func(err error) {
@@ -519,8 +519,8 @@ func (e *engine) events() *pebble.EventListener {
 			}
 		},
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
-			e.log.Error("durable: pebble found a damaged file", "dir", e.dir, "file", info.Path, "error", info.Details.Error())
-			e.log.Debug("durable: pebble found a damaged file, in detail", "file", info.Path, "error", fmt.Sprintf("%+v", info.Details))
+			// The read that met it returns the error, which names the file: logged at Debug only.
+			e.log.Debug("durable: pebble found a damaged file", "dir", e.dir, "file", info.Path, "error", fmt.Sprintf("%+v", info.Details))
 		},
 	}
 }
@@ -579,7 +579,7 @@ func (e *engine) startScan(s *scan) {
 			if info := pebble.ExtractDataCorruptionInfo(s.err); info != nil {
 				where = info.Path
 			}
-			s.err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, where, s.err)
+			s.err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, where, oneLine(s.err))
 		}
 	}()
 }

@@ -57,8 +57,7 @@ func (e *engine) openDB(dir string, opts *pebble.Options) (*pebble.DB, error) {
 			_ = r.db.Close()
 		}
 	}()
-	return nil, fmt.Errorf("durable: open %s: the records recovered from its logs cannot be written to a table file: %w",
-		dir, e.openFailed.err)
+	return nil, fmt.Errorf("the records recovered from its logs cannot be written to a table file: %w", e.openFailed.err)
 }
 
 // onceSignal is closed, once, with the error of the first failed flush while the store opens.
@@ -184,13 +183,18 @@ func missingFormatMarker(fs vfs.FS, dir string) string {
 
 // oneLine is err on one line, for errors (of Pebble's, made with cockroachdb/errors) whose message may hold
 // line breaks: the detail goes to the Debug log, not to the operator's terminal.
+// It drops the placeholder that cockroachdb/errors writes for a detail it keeps from Error's message
+// ("<corruption detail carrier>", of the errors of pebble.IsCorruptionError).
 func oneLine(err error) error {
 	msg := err.Error()
-	if !strings.ContainsAny(msg, "\r\n") {
+	if !strings.ContainsAny(msg, "\r\n") && !strings.Contains(msg, detailCarrier) {
 		return err
 	}
+	msg = strings.ReplaceAll(msg, detailCarrier, "")
 	return &flatError{msg: strings.Join(strings.Fields(msg), " "), err: err}
 }
+
+const detailCarrier = "<corruption detail carrier>"
 
 // A flatError is an error whose message is put on one line; it still wraps the error.
 type flatError struct {

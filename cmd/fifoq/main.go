@@ -78,7 +78,7 @@ func main() {
 	case errors.Is(err, errUsage):
 		os.Exit(2)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "fifoq:", err)
+		fmt.Fprintln(os.Stderr, "fifoq:", oneLine(err))
 		os.Exit(1)
 	}
 }
