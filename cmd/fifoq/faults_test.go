@@ -213,4 +213,3 @@ func TestServeDamagedStore(t *testing.T) {
 		})
 	}
 }
-
