@@ -171,6 +171,8 @@ func openEngine(dir string, c config) (*engine, error) {
 		return nil, openError(c.fs, dir, err)
 	}
 	manifest, err := verifyLogs(c.fs, dir)
+	mark, marked, merr := readMark(c.fs, dir)
+	err = cmp.Or(err, merr)
 	if err == nil {
 		o := &pebble.Options{FS: c.fs}
 		o.EnsureDefaults()
@@ -188,7 +190,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
 		exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}}
 	opts := &pebble.Options{
-		FS:                 &fenceFS{FS: c.fs, f: e.fence},
+		FS:                 &fenceFS{FS: c.fs, f: e.fence, lastLog: &e.lastLog},
 		Cache:              cache,
 		MemTableSize:       c.memTableSize,
 		FormatMajorVersion: pebble.FormatNewest,
@@ -231,6 +233,10 @@ func openEngine(dir string, c config) (*engine, error) {
 		return nil, openError(c.fs, dir, err)
 	}
 	e.db = db
+	if err := e.checkMark(c.fs, mark, marked); err != nil {
+		_ = e.guard(db.Close)
+		return nil, err
+	}
 	e.round = newRound()
 	e.pool.New = func() any { return &batch{pb: db.NewBatch()} }
 	e.opened.Store(true)
@@ -283,6 +289,8 @@ type engine struct {
 	broken error // an apply or a sync failed: every later commit fails with it
 
 	openFailed onceSignal // a flush failed while Pebble opened the store (open.go)
+	mark       *syncMark     // how far the log was synced (syncmark.go)
+	lastLog    atomic.Uint64 // the number of the newest log
 }
 
 var _ store.Engine = (*engine)(nil)
@@ -407,6 +415,9 @@ func (e *engine) apply(items []item, sync bool) error {
 					opts = pebble.Sync
 				}
 				err = e.guard(func() error { return e.db.Apply(it.b.pb, opts) })
+				if err == nil && opts == pebble.Sync {
+					e.markSynced(it.b.pb) // the sync returned: record it (syncmark.go)
+				}
 			}
 			e.release(it.b)
 		case it.scan != nil && err == nil:
@@ -611,6 +622,7 @@ func (e *engine) Close() error {
 	if cerr := e.guard(e.db.Close); err == nil && cerr != nil {
 		err = fmt.Errorf("durable: close %s: %w", e.dir, cerr)
 	}
+	e.closeMark()
 	return err
 }
 
