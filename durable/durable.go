@@ -288,7 +288,7 @@ type engine struct {
 	closed bool
 	broken error // an apply or a sync failed: every later commit fails with it
 
-	openFailed onceSignal // a flush failed while Pebble opened the store (open.go)
+	openFailed onceSignal    // a flush failed while Pebble opened the store (open.go)
 	mark       *syncMark     // how far the log was synced (syncmark.go)
 	lastLog    atomic.Uint64 // the number of the newest log
 }
