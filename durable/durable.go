@@ -74,6 +74,7 @@ type config struct {
 	memTableSize uint64
 	logger       *slog.Logger
 	fs           vfs.FS // the tests' faults
+	noSyncMark   bool   // the benchmark of the sync mark's cost
 }
 
 // WithCacheSize sets the size of Pebble's block cache in bytes: default 8 MiB. Recovery reads every record
@@ -233,7 +234,10 @@ func openEngine(dir string, c config) (*engine, error) {
 		return nil, openError(c.fs, dir, err)
 	}
 	e.db = db
-	if err := e.checkMark(c.fs, mark, marked); err != nil {
+	if c.noSyncMark {
+		marked, mark = false, markState{}
+	}
+	if err := e.checkMark(c.fs, mark, marked, !c.noSyncMark); err != nil {
 		_ = e.guard(db.Close)
 		return nil, err
 	}

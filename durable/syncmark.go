@@ -159,7 +159,7 @@ func lastSeq(db *pebble.DB) (uint64, error) {
 
 // checkMark refuses a store that recovered fewer records than its mark says were synced, and opens the
 // mark for the engine. It runs once Pebble has opened the store.
-func (e *engine) checkMark(fs vfs.FS, from markState, found bool) error {
+func (e *engine) checkMark(fs vfs.FS, from markState, found, keep bool) error {
 	got, err := e.guard2(func() (uint64, error) { return lastSeq(e.db) })
 	if err != nil {
 		return fmt.Errorf("durable: open %s: %w", e.dir, err)
@@ -172,6 +172,9 @@ func (e *engine) checkMark(fs vfs.FS, from markState, found bool) error {
 		}
 		return fmt.Errorf("%w: %s %s: the store had made its changes durable up to record %d, and recovered them up to record %d only (%s says so)",
 			fifoq.ErrStoreCorrupt, log, what, from.seq, got, syncMarkName)
+	}
+	if !keep {
+		return nil
 	}
 	m, err := openMark(fs, e.dir, from, got, &e.lastLog)
 	if err != nil {
