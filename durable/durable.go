@@ -33,10 +33,25 @@
 // directory again recovers every change that was acknowledged.
 //
 // Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
-// found as it reads the queue's records. What cannot be told from the torn end that a crash leaves is
-// taken for one, as Pebble does: damage in the last two records of the last write-ahead log, or in the
-// last record of the MANIFEST, or a MANIFEST cut short (which is refused only when it lost every table)
-// loses what those records held. A missing write-ahead log is not noticed either.
+// found as it reads the queue's records. A store that cannot be opened (a full disk, a directory it may not
+// write) makes Open return at once with the cause (errors.Is(err, syscall.ENOSPC)) and the file; a failed
+// Open removes the directories it made.
+//
+// The write-ahead log is checked against the store's sync mark, the file fifoq-synced: after each sync of
+// the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync),
+// and Open refuses a store that recovers fewer records, naming the log: a live log deleted, emptied,
+// zero-filled, replaced or cut short while it held acknowledged writes. The mark is written only after the
+// sync returned, so a crash leaves it no further than the log, and it has two checksummed slots, so a torn
+// write of it is never taken for damage. What is still taken for the torn end that a crash leaves, as
+// Pebble does:
+//
+//   - after a power loss (not a crash of the process, whose writes the page cache keeps), damage to what the
+//     last syncs wrote, as the mark may not have reached the disk since: it may lag, never lead;
+//   - damage to the last record of the MANIFEST, or a MANIFEST cut short, which loses the table files that
+//     those records added (refused only when it lost every table): the mark checks the last record
+//     recovered, not each one;
+//   - any loss in a store whose mark is deleted too, or that an earlier fifoq made (the mark is made at its
+//     first Open by this one).
 package durable
 
 import (
