@@ -168,7 +168,9 @@ func TestServeFailedStartRemovesNewDir(t *testing.T) {
 	require.NotEmpty(t, names, "the store made in a directory that was there is left")
 }
 
-// Damaged files: refused at start with one line naming the file.
+// Damaged files: refused at start with one line naming the file. A log cut short or deleted used to start
+// with fewer messages (or none) without a word; a damaged table printed 20 KB of stacks; a damaged OPTIONS
+// file or a deleted format marker named no file.
 func TestServeDamagedStore(t *testing.T) {
 	t.Parallel()
 	newest := func(t *testing.T, dir, pattern string) string {
@@ -182,6 +184,18 @@ func TestServeDamagedStore(t *testing.T) {
 		name   string
 		damage func(t *testing.T, dir string) string // the file named
 	}{
+		{"log cut short", func(t *testing.T, dir string) string {
+			log := newest(t, dir, "*.log")
+			info, err := os.Stat(log)
+			require.NoError(t, err)
+			require.NoError(t, os.Truncate(log, info.Size()/2))
+			return log
+		}},
+		{"log deleted", func(t *testing.T, dir string) string {
+			log := newest(t, dir, "*.log")
+			require.NoError(t, os.Remove(log))
+			return log
+		}},
 		{"table", func(t *testing.T, dir string) string {
 			sst := newest(t, dir, "*.sst")
 			b, err := os.ReadFile(sst)
@@ -204,7 +218,11 @@ func TestServeDamagedStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			makeStore(t, dir, 200, 64<<10)
+			memTable := uint64(64 << 10) // table files
+			if strings.HasPrefix(tc.name, "log") {
+				memTable = 4 << 20 // every message in the log
+			}
+			makeStore(t, dir, 200, memTable)
 			file := tc.damage(t, dir)
 			line := failStart(t, dir)
 			require.Contains(t, line, file)
