@@ -78,6 +78,7 @@ func TestOpenDiskFull(t *testing.T) {
 
 	for range 2 { // the second Open finds the directory released
 		_, err := durable.Open(dir, durable.WithLogger(quiet))
+		t.Log(err)
 		require.ErrorIs(t, err, syscall.ENOSPC)
 		require.NotErrorIs(t, err, durable.ErrLocked)
 		require.ErrorContains(t, err, dir+string(filepath.Separator))
@@ -99,7 +100,9 @@ func TestOpenNewDirDiskFull(t *testing.T) {
 	fill(t, disk)
 	dir := filepath.Join(disk, "a", "b")
 	_, err := durable.Open(dir, durable.WithLogger(quiet))
+	t.Log(err)
 	require.ErrorIs(t, err, syscall.ENOSPC)
+	require.ErrorContains(t, err, dir+string(filepath.Separator), "names the file")
 	_, serr := os.Stat(filepath.Join(disk, "a"))
 	require.ErrorIs(t, serr, os.ErrNotExist, "the directories Open made are removed")
 
@@ -125,6 +128,7 @@ func TestOpenReadOnlyDisk(t *testing.T) {
 	}
 	_, err := durable.Open(dir, durable.WithLogger(quiet))
 	require.Error(t, err)
+	t.Log(err)
 	require.True(t, errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES), "%v", err)
 	require.ErrorContains(t, err, dir)
 	require.NotContains(t, err.Error(), "\n")
