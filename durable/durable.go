@@ -435,7 +435,7 @@ func (e *engine) apply(items []item, sync bool) error {
 				}
 				err = e.guard(func() error { return e.db.Apply(it.b.pb, opts) })
 				if err == nil && opts == pebble.Sync {
-					e.markSynced(it.b.pb) // the sync returned: record it (syncmark.go)
+					e.markSynced(lastSeqOf(it.b.pb)) // the sync returned: record it (syncmark.go)
 				}
 			}
 			e.release(it.b)

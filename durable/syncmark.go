@@ -127,20 +127,24 @@ func (m *syncMark) write(seq uint64) error {
 	return nil
 }
 
-// markSynced records that the sync of the log that pb was applied with returned: pb, and every record
-// before it, is durable. It is the engine's hook, called after each successful sync.
-func (e *engine) markSynced(pb *pebble.Batch) {
+// markSynced records that every record up to the sequence number seq is durable. It is the engine's hook:
+// call it only once a sync of the log returned that covered the record seq (in a mode that syncs later
+// than the apply, with the number of the last batch applied before that sync began), so that the mark
+// never leads the log.
+func (e *engine) markSynced(seq uint64) {
 	if e.mark == nil {
 		return
-	}
-	seq := uint64(pb.SeqNum()) + uint64(pb.Count()) - 1
-	if pb.Count() == 0 {
-		seq = uint64(pb.SeqNum()) - 1
 	}
 	if err := e.mark.write(seq); err != nil {
 		// The sync succeeded: the changes are durable. The mark only lags, which weakens the check.
 		e.log.Warn("durable: the sync mark could not be written", "file", e.mark.path, "error", err.Error())
 	}
+}
+
+// lastSeqOf returns the sequence number of the last record of pb, once applied (of the one before it, for
+// a batch of no record).
+func lastSeqOf(pb *pebble.Batch) uint64 {
+	return uint64(pb.SeqNum()) + uint64(pb.Count()) - 1
 }
 
 // lastSeq returns the sequence number of the last record the store holds, as Pebble recovered it: an
