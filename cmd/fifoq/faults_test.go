@@ -231,3 +231,30 @@ func TestServeDamagedStore(t *testing.T) {
 		})
 	}
 }
+
+// stackError is an error that writes a stack when formatted with %+v, as those of cockroachdb/errors (and
+// so Pebble's) do.
+type stackError struct{}
+
+func (stackError) Error() string { return "pebble: file 000014: checksum mismatch" }
+func (stackError) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('+') {
+		fmt.Fprint(f, "pebble: file 000014: checksum mismatch\n(1) attached stack trace\n  -- stack trace:\n  | github.com/cockroachdb/pebble/v2.(*DB).Open\n  | \t/home/build/go/pkg/mod/x.go:12")
+		return
+	}
+	fmt.Fprint(f, "pebble: file 000014: checksum mismatch")
+}
+
+// The logs of "serve" write an error as its Error says, on one line: the text handler would format it with
+// %+v, stack and build-machine paths included.
+func TestLoggerErrorsOnOneLine(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"text", "json"} {
+		var buf strings.Builder
+		logger := newLogger(serveConfig{logLevel: slog.LevelInfo, logFormat: format}, &buf)
+		logger.Error("pebble background error", "error", stackError{})
+		require.Equal(t, 1, strings.Count(buf.String(), "\n"), buf.String())
+		require.Contains(t, buf.String(), "pebble: file 000014: checksum mismatch")
+		require.NotContains(t, buf.String(), "stack trace")
+	}
+}
