@@ -272,6 +272,7 @@ func TestLastLog(t *testing.T) {
 				got, stage, err := reopen(t, image)
 				require.NoError(t, err, stage)
 				require.Equal(t, sent[:k], got, "the sends before the cut, and only them")
+				require.Empty(t, filesOf(t, image, "fifoq-*-logs*"), "no logs kept for a store that passed")
 			})
 			t.Run(fmt.Sprintf("acknowledged sends lost: cut %s send %d", at.name, k), func(t *testing.T) {
 				t.Parallel()
@@ -280,6 +281,17 @@ func TestLastLog(t *testing.T) {
 				got, _, err := reopen(t, image)
 				require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d of %d messages", len(got), n)
 				require.ErrorContains(t, err, filepath.Join(image, log)+" is damaged or cut short")
+				// Pebble replaced the log as it opened the store; the log as it was is kept.
+				kept := filepath.Join(image, "fifoq-refused-logs")
+				require.ErrorContains(t, err, "the logs as they were are in "+kept)
+				info, serr := os.Stat(filepath.Join(kept, log))
+				require.NoError(t, serr)
+				require.Equal(t, at.off, info.Size(), "the log kept is the one cut")
+				_, _, err = reopen(t, image)
+				require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "refused again")
+				info, serr = os.Stat(filepath.Join(kept, log))
+				require.NoError(t, serr)
+				require.Equal(t, at.off, info.Size(), "the first refusal's logs are kept")
 			})
 		}
 	}

@@ -40,7 +40,8 @@
 // The write-ahead log is checked against the store's sync mark, the file fifoq-synced: after each sync of
 // the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync),
 // and Open refuses a store that recovers fewer records, naming the log: a live log deleted, emptied,
-// zero-filled, replaced or cut short while it held acknowledged writes. The mark is written only after the
+// zero-filled, replaced or cut short while it held acknowledged writes (the logs as they were are kept in
+// the directory fifoq-refused-logs of the store, which the error names). The mark is written only after the
 // sync returned, so a crash leaves it no further than the log, and it has two checksummed slots, so a torn
 // write of it is never taken for damage. What is still taken for the torn end that a crash leaves, as
 // Pebble does:
@@ -194,6 +195,10 @@ func openEngine(dir string, c config) (*engine, error) {
 		o.EnsureDefaults()
 		err = checkOptions(c.fs, dir, o)
 	}
+	kept := ""
+	if err == nil && marked && !c.noSyncMark {
+		kept = keepLogs(c.fs, dir) // for a store that the mark refuses (syncmark.go)
+	}
 	if cerr := lock.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("durable: %s: %w", dir, cerr)
 	}
@@ -203,7 +208,7 @@ func openEngine(dir string, c config) (*engine, error) {
 
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
-	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
+	e := &engine{dir: dir, log: c.logger, manifest: manifest, kept: kept, fence: newFence(), wake: make(chan struct{}, 1),
 		exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}}
 	opts := &pebble.Options{
 		FS:                 &fenceFS{FS: c.fs, f: e.fence, lastLog: &e.lastLog},
@@ -246,6 +251,7 @@ func openEngine(dir string, c config) (*engine, error) {
 		}
 	}
 	if err != nil {
+		settleKept(c.fs, dir, kept, false)
 		return nil, openError(c.fs, dir, err)
 	}
 	e.db = db
@@ -309,6 +315,7 @@ type engine struct {
 
 	openFailed onceSignal    // a flush failed while Pebble opened the store (open.go)
 	mark       *syncMark     // how far the log was synced (syncmark.go)
+	kept       string        // the directory of the logs kept while the store opens (syncmark.go)
 	lastLog    atomic.Uint64 // the number of the newest log
 }
 

@@ -174,9 +174,16 @@ func (e *engine) checkMark(fs vfs.FS, from markState, found, keep bool) error {
 		if !from.logThere {
 			what = "is missing"
 		}
-		return fmt.Errorf("%w: %s %s: the store had made its changes durable up to record %d, and recovered them up to record %d only (%s says so)",
-			fifoq.ErrStoreCorrupt, log, what, from.seq, got, syncMarkName)
+		kept := settleKept(fs, e.dir, e.kept, true)
+		e.kept = ""
+		if kept != "" {
+			kept = "; the logs as they were are in " + kept
+		}
+		return fmt.Errorf("%w: %s %s: the store had made its changes durable up to record %d, and recovered them up to record %d only (%s says so)%s",
+			fifoq.ErrStoreCorrupt, log, what, from.seq, got, syncMarkName, kept)
 	}
+	settleKept(fs, e.dir, e.kept, false)
+	e.kept = ""
 	if !keep {
 		return nil
 	}
@@ -211,4 +218,57 @@ func (fs *fenceFS) noteLog(name string) {
 	if num, ok := logNumber(base); ok && fs.lastLog != nil {
 		fs.lastLog.Store(uint64(num))
 	}
+}
+
+// The logs as they were when the store was opened. Pebble, opening a store, writes what it recovered from
+// the logs to a table file and deletes them, so a store that the mark refuses no longer holds the damaged
+// log. Before Pebble opens a store that has a mark, Open links its logs (no copy) into keptLogs, and
+// removes that directory once the store passed the check; a refused store keeps them, in refusedLogs.
+const (
+	keptLogs    = "fifoq-logs-at-open"
+	refusedLogs = "fifoq-refused-logs"
+)
+
+// keepLogs links the logs of dir into dir/keptLogs, and returns that directory ("" if it could not).
+func keepLogs(fs vfs.FS, dir string) string {
+	kept := fs.PathJoin(dir, keptLogs)
+	if err := fs.RemoveAll(kept); err != nil { // what an Open cut short left
+		return ""
+	}
+	names, err := fs.List(dir)
+	if err != nil {
+		return ""
+	}
+	if err := fs.MkdirAll(kept, 0o755); err != nil {
+		return ""
+	}
+	for _, n := range names {
+		if _, ok := logNumber(n); ok {
+			if err := fs.Link(fs.PathJoin(dir, n), fs.PathJoin(kept, n)); err != nil {
+				_ = fs.RemoveAll(kept)
+				return ""
+			}
+		}
+	}
+	return kept
+}
+
+// settleKept removes the logs kept for a store that passed the check, or keeps them in dir/refusedLogs
+// for one that was refused (unless an earlier refusal kept them there already), and returns where.
+func settleKept(fs vfs.FS, dir, kept string, refused bool) string {
+	if kept == "" {
+		return ""
+	}
+	if refused {
+		to := fs.PathJoin(dir, refusedLogs)
+		if _, err := fs.Stat(to); err == nil {
+			_ = fs.RemoveAll(kept)
+			return to
+		}
+		if err := fs.Rename(kept, to); err == nil {
+			return to
+		}
+	}
+	_ = fs.RemoveAll(kept)
+	return ""
 }
