@@ -205,9 +205,9 @@ func TestCorruptFiles(t *testing.T) {
 }
 
 // fillLog makes a store in dir and sends n messages to its queue "q", returning the size of its last
-// write-ahead log before the first send and after each (Pebble's memtable holds them all, so they are all
-// in that log), and closes it.
-func fillLog(t *testing.T, dir string, n int) (sent []string, sizes []int64) {
+// write-ahead log and the content of its sync mark (the file fifoq-synced) before the first send and after
+// each (Pebble's memtable holds them all, so they are all in that log), and closes it.
+func fillLog(t *testing.T, dir string, n int) (sent []string, sizes []int64, marks [][]byte) {
 	t.Helper()
 	st := openStore(t, dir)
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
@@ -217,56 +217,118 @@ func fillLog(t *testing.T, dir string, n int) (sent []string, sizes []int64) {
 		require.NoError(t, err)
 		return info.Size()
 	}
-	sizes = append(sizes, size())
+	mark := func() []byte {
+		b, err := os.ReadFile(filepath.Join(dir, "fifoq-synced"))
+		require.NoError(t, err)
+		return b
+	}
+	sizes, marks = append(sizes, size()), append(marks, mark())
 	for i := range n {
 		b := fmt.Sprintf("%03d-%s", i, strings.Repeat("y", 200))
 		send(t, q, b)
 		sent = append(sent, b)
-		sizes = append(sizes, size())
+		sizes, marks = append(sizes, size()), append(marks, mark())
 		require.Greater(t, sizes[i+1], sizes[i], "the log grows with each acknowledged send")
+		require.NotEqual(t, marks[i], marks[i+1], "the mark moves with each acknowledged send")
 	}
 	require.Equal(t, log, lastOf(t, dir, "*.log"), "one log")
 	require.NoError(t, st.Close())
-	return sent, sizes
+	return sent, sizes, marks
 }
 
 // The last write-ahead log. Its torn end is what a crash leaves (the writes being made, which no caller
-// was told were done): Pebble recovers up to it, and a cut loses only what is after it, never an earlier
-// acknowledged send. A damaged record with an intact one after it, written after a sync that covered it,
-// is damage: refused, naming the log. (Pebble, reading on from damage, looks at the later 32 KiB blocks of
-// the log only; durable checks the rest of the damaged one too: verify.go.)
+// was told were done): Pebble recovers up to it, and a cut there loses only what is after it, never an
+// earlier acknowledged send. The store's sync mark (fifoq-synced, durable's syncmark.go) tells the two
+// apart: it records how far the log was synced, after each sync, so a crash leaves a mark no further than
+// the log, and a log that lost acknowledged sends (cut short, zero-filled, replaced, deleted, a byte flipped
+// in one of its last records) is refused, naming the log.
 //
-// A chunk records the offset its log was synced up to when it was written, and Pebble updates that offset
-// just after it wakes the sync's waiters (LogWriter.flushLoop in record/log_writer.go), so the chunk of the
-// next send may record the sync before. So damage in one of the last two records cannot be told from a
-// torn end: that send, and the later one, are lost without a word. The test flips a byte in the last one.
+// A damaged record with an intact one after it, written after a sync that covered it, is damage too, even
+// with a mark that lags (after a power loss): refused, naming the log. (Pebble, reading on from damage,
+// looks at the later 32 KiB blocks of the log only; durable checks the rest of the damaged one too:
+// verify.go.)
 func TestLastLog(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	const n = 40
-	sent, sizes := fillLog(t, dir, n)
+	sent, sizes, marks := fillLog(t, dir, n)
 	log := filepath.Base(lastOf(t, dir, "*.log"))
+	// image copies the store, with its mark as it was after k sends: what a crash leaves.
+	image := func(t *testing.T, k int) string {
+		image := copyDir(t, dir)
+		require.NoError(t, os.WriteFile(filepath.Join(image, "fifoq-synced"), marks[k], 0o644))
+		return image
+	}
 
 	for _, k := range []int{0, 1, 17, n - 1} {
 		for _, at := range []struct {
 			name string
 			off  int64
 		}{{"in", (sizes[k] + sizes[k+1]) / 2}, {"before", sizes[k]}} {
-			t.Run(fmt.Sprintf("cut %s send %d", at.name, k), func(t *testing.T) {
+			t.Run(fmt.Sprintf("crash %s send %d", at.name, k), func(t *testing.T) {
 				t.Parallel()
-				image := copyDir(t, dir)
+				image := image(t, k)
 				cut(t, filepath.Join(image, log), at.off)
 				got, stage, err := reopen(t, image)
 				require.NoError(t, err, stage)
 				require.Equal(t, sent[:k], got, "the sends before the cut, and only them")
+				require.Empty(t, filesOf(t, image, "fifoq-*-logs*"), "no logs kept for a store that passed")
+			})
+			t.Run(fmt.Sprintf("acknowledged sends lost: cut %s send %d", at.name, k), func(t *testing.T) {
+				t.Parallel()
+				image := image(t, n)
+				cut(t, filepath.Join(image, log), at.off)
+				got, _, err := reopen(t, image)
+				require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d of %d messages", len(got), n)
+				require.ErrorContains(t, err, filepath.Join(image, log)+" is damaged or cut short")
+				// Pebble replaced the log as it opened the store; the log as it was is kept.
+				kept := filepath.Join(image, "fifoq-refused-logs")
+				require.ErrorContains(t, err, "the logs as they were are in "+kept)
+				info, serr := os.Stat(filepath.Join(kept, log))
+				require.NoError(t, serr)
+				require.Equal(t, at.off, info.Size(), "the log kept is the one cut")
+				_, _, err = reopen(t, image)
+				require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "refused again")
+				info, serr = os.Stat(filepath.Join(kept, log))
+				require.NoError(t, serr)
+				require.Equal(t, at.off, info.Size(), "the first refusal's logs are kept")
 			})
 		}
 	}
 
-	for _, k := range []int{0, 17, n - 3} {
-		t.Run(fmt.Sprintf("byte flipped in send %d", k), func(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(path string)
+		want   string
+	}{
+		{"deleted", func(path string) { require.NoError(t, os.Remove(path)) }, " is missing"},
+		{"zero-filled", func(path string) {
+			require.NoError(t, os.WriteFile(path, make([]byte, sizes[n]), 0o644))
+		}, " is damaged or cut short"},
+		{"replaced by garbage", func(path string) {
+			b := make([]byte, sizes[n])
+			for i := range b {
+				b[i] = byte(i*7919 + i/13)
+			}
+			require.NoError(t, os.WriteFile(path, b, 0o644))
+		}, ""},
+		{"emptied", func(path string) { cut(t, path, 0) }, " is damaged or cut short"},
+		{"byte flipped in the last send", func(path string) { flip(t, path, (sizes[n-1]+sizes[n])/2) }, " is damaged or cut short"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			image := copyDir(t, dir)
+			image := image(t, n)
+			tc.damage(filepath.Join(image, log))
+			got, _, err := reopen(t, image)
+			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d of %d messages", len(got), n)
+			require.ErrorContains(t, err, filepath.Join(image, log)+tc.want)
+		})
+	}
+
+	for _, k := range []int{0, 17, n - 3} {
+		t.Run(fmt.Sprintf("byte flipped in send %d, mark lagging", k), func(t *testing.T) {
+			t.Parallel()
+			image := image(t, k)
 			flip(t, filepath.Join(image, log), (sizes[k]+sizes[k+1])/2)
 			got, _, err := reopen(t, image)
 			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d of %d messages", len(got), n)
@@ -274,13 +336,21 @@ func TestLastLog(t *testing.T) {
 		})
 	}
 
-	t.Run("byte flipped in the last send", func(t *testing.T) {
+	t.Run("mark torn", func(t *testing.T) {
 		t.Parallel()
-		image := copyDir(t, dir)
-		flip(t, filepath.Join(image, log), (sizes[n-1]+sizes[n])/2)
-		got, _, err := reopen(t, image)
-		require.NoError(t, err)
-		require.Equal(t, sent[:n-1], got, "taken for a torn end")
+		image := image(t, n)
+		// The newer slot torn: the older one counts, one sync behind: the store opens whole.
+		b := slices.Clone(marks[n])
+		older := slices.Clone(marks[n-1])
+		for i := 0; i+32 <= len(b); i += 32 {
+			if !bytes.Equal(b[i:i+32], older[i:i+32]) {
+				b[i+5] ^= 0xff
+			}
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(image, "fifoq-synced"), b, 0o644))
+		got, stage, err := reopen(t, image)
+		require.NoError(t, err, stage)
+		require.Equal(t, sent, got)
 	})
 }
 

@@ -33,10 +33,26 @@
 // directory again recovers every change that was acknowledged.
 //
 // Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
-// found as it reads the queue's records. What cannot be told from the torn end that a crash leaves is
-// taken for one, as Pebble does: damage in the last two records of the last write-ahead log, or in the
-// last record of the MANIFEST, or a MANIFEST cut short (which is refused only when it lost every table)
-// loses what those records held. A missing write-ahead log is not noticed either.
+// found as it reads the queue's records. A store that cannot be opened (a full disk, a directory it may not
+// write) makes Open return at once with the cause (errors.Is(err, syscall.ENOSPC)) and the file; a failed
+// Open removes the directories it made.
+//
+// The write-ahead log is checked against the store's sync mark, the file fifoq-synced: after each sync of
+// the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync),
+// and Open refuses a store that recovers fewer records, naming the log: a live log deleted, emptied,
+// zero-filled, replaced or cut short while it held acknowledged writes (the logs as they were are kept in
+// the directory fifoq-refused-logs of the store, which the error names). The mark is written only after the
+// sync returned, so a crash leaves it no further than the log, and it has two checksummed slots, so a torn
+// write of it is never taken for damage. What is still taken for the torn end that a crash leaves, as
+// Pebble does:
+//
+//   - after a power loss (not a crash of the process, whose writes the page cache keeps), damage to what the
+//     last syncs wrote, as the mark may not have reached the disk since: it may lag, never lead;
+//   - damage to the last record of the MANIFEST, or a MANIFEST cut short, which loses the table files that
+//     those records added (refused only when it lost every table): the mark checks the last record
+//     recovered, not each one;
+//   - any loss in a store whose mark is deleted too, or that an earlier fifoq made (the mark is made at its
+//     first Open by this one).
 package durable
 
 import (
@@ -74,6 +90,7 @@ type config struct {
 	memTableSize uint64
 	logger       *slog.Logger
 	fs           vfs.FS // the tests' faults
+	noSyncMark   bool   // the benchmark of the sync mark's cost
 }
 
 // WithCacheSize sets the size of Pebble's block cache in bytes: default 8 MiB. Recovery reads every record
@@ -103,8 +120,10 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
+	made := madeDirs(c.fs, dir)
 	e, err := openEngine(dir, c)
 	if err != nil {
+		removeMade(c.fs, made, c.logger)
 		return nil, err
 	}
 	if err := e.checkFormat(); err != nil {
@@ -114,6 +133,7 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	s, err := store.NewStore(e, dir)
 	if err != nil {
 		_ = e.Close()
+		removeMade(c.fs, made, c.logger)
 		return nil, err
 	}
 	return s.(*fifoq.Store), nil
@@ -168,6 +188,17 @@ func openEngine(dir string, c config) (*engine, error) {
 		return nil, openError(c.fs, dir, err)
 	}
 	manifest, err := verifyLogs(c.fs, dir)
+	mark, marked, merr := readMark(c.fs, dir)
+	err = cmp.Or(err, merr)
+	if err == nil {
+		o := &pebble.Options{FS: c.fs}
+		o.EnsureDefaults()
+		err = checkOptions(c.fs, dir, o)
+	}
+	kept := ""
+	if err == nil && marked && !c.noSyncMark {
+		kept = keepLogs(c.fs, dir) // for a store that the mark refuses (syncmark.go)
+	}
 	if cerr := lock.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("durable: %s: %w", dir, cerr)
 	}
@@ -177,11 +208,11 @@ func openEngine(dir string, c config) (*engine, error) {
 
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
-	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
-		exited: make(chan struct{})}
+	e := &engine{dir: dir, log: c.logger, manifest: manifest, kept: kept, fence: newFence(), wake: make(chan struct{}, 1),
+		exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}}
 	e.health.fs = c.fs
 	opts := &pebble.Options{
-		FS:                 &fenceFS{FS: c.fs, f: e.fence},
+		FS:                 &fenceFS{FS: c.fs, f: e.fence, lastLog: &e.lastLog},
 		Cache:              cache,
 		MemTableSize:       c.memTableSize,
 		FormatMajorVersion: pebble.FormatNewest,
@@ -189,7 +220,7 @@ func openEngine(dir string, c config) (*engine, error) {
 		Logger:             &logger{l: c.logger, e: e},
 		EventListener:      e.events(),
 	}
-	db, err := pebble.Open(dir, opts)
+	db, err := e.openDB(dir, opts)
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
 		// No store here: make one, unless the directory holds files of one whose manifest is gone. An
 		// empty store there would lose its queues without a word.
@@ -209,21 +240,29 @@ func openEngine(dir string, c config) (*engine, error) {
 			}
 		}
 		opts.ErrorIfNotExists = false
-		if db, err = pebble.Open(dir, opts); err == nil {
+		if db, err = e.openDB(dir, opts); err == nil {
 			// Pebble makes a store at its oldest format and moves it to the newest once its first log is
 			// made, so that log lacks the sync offsets that tell damage from a torn end (open.go, Open:
 			// WriteWALSyncOffsets, then ratchetFormatMajorVersionLocked). Open it again, so that no record
 			// goes to that log.
 			if err = e.guard(db.Close); err == nil {
 				opts.ErrorIfNotExists = true
-				db, err = pebble.Open(dir, opts)
+				db, err = e.openDB(dir, opts)
 			}
 		}
 	}
 	if err != nil {
+		settleKept(c.fs, dir, kept, false)
 		return nil, openError(c.fs, dir, err)
 	}
 	e.db = db
+	if c.noSyncMark {
+		marked, mark = false, markState{}
+	}
+	if err := e.checkMark(c.fs, mark, marked, !c.noSyncMark); err != nil {
+		_ = e.guard(db.Close)
+		return nil, err
+	}
 	e.round = newRound()
 	e.pool.New = func() any { return &batch{pb: db.NewBatch()} }
 	e.opened.Store(true)
@@ -238,6 +277,9 @@ func openError(vfs vfs.FS, dir string, err error) error {
 	case (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) && !errors.As(err, &pathErr), // fcntl's
 		strings.Contains(err.Error(), "lock held by current process"): // Pebble's own check, a plain error
 		return fmt.Errorf("%w: %s (its LOCK file is held): %w", ErrLocked, dir, err)
+	case errors.Is(err, pebble.ErrDBNotPristine) && missingFormatMarker(vfs, dir) != "":
+		return fmt.Errorf("%w: %s is missing: the store holds a MANIFEST but no format version marker", fifoq.ErrStoreCorrupt,
+			missingFormatMarker(vfs, dir))
 	case pebble.IsCorruptionError(err), errors.Is(err, fs.ErrNotExist), errors.Is(err, os.ErrNotExist),
 		strings.Contains(err.Error(), "object size mismatch"): // checkConsistency in open.go: a table cut short
 		files := tablesNamed(vfs, dir, err)
@@ -245,11 +287,11 @@ func openError(vfs vfs.FS, dir string, err error) error {
 			files = damagedLogs(vfs, dir)
 		}
 		if len(files) > 0 {
-			return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, strings.Join(files, ", "), err)
+			return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, strings.Join(files, ", "), oneLine(err))
 		}
-		return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, dir, err)
+		return fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, dir, oneLine(err))
 	}
-	return fmt.Errorf("durable: open %s: %w", dir, err)
+	return fmt.Errorf("durable: open %s: %w", dir, oneLine(err))
 }
 
 // engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
@@ -272,6 +314,11 @@ type engine struct {
 	round  *round // the round of the batches in queue
 	closed bool
 	broken error // an apply or a sync failed: every later commit fails with it
+
+	openFailed onceSignal    // a flush failed while Pebble opened the store (open.go)
+	mark       *syncMark     // how far the log was synced (syncmark.go)
+	kept       string        // the directory of the logs kept while the store opens (syncmark.go)
+	lastLog    atomic.Uint64 // the number of the newest log
 }
 
 var _ store.Engine = (*engine)(nil)
@@ -397,6 +444,9 @@ func (e *engine) apply(items []item, sync bool) error {
 					opts = pebble.Sync
 				}
 				err = e.guard(func() error { return e.db.Apply(it.b.pb, opts) })
+				if err == nil && opts == pebble.Sync {
+					e.markSynced(lastSeqOf(it.b.pb)) // the sync returned: record it (syncmark.go)
+				}
 			}
 			e.release(it.b)
 		case it.scan != nil && err == nil:
@@ -464,8 +514,10 @@ func (e *engine) fail(err error) {
 		e.broken = fmt.Errorf("durable: %s: %w", e.dir, err)
 	}
 	e.mu.Unlock()
-	if first {
-		e.log.Error("durable: the store failed: it refuses every change until it is opened again", "dir", e.dir, "error", err)
+	if first && e.opened.Load() {
+		e.log.Error("durable: the store failed: it refuses every change until it is opened again", "dir", e.dir, "error", err.Error())
+	} else if first {
+		e.log.Debug("durable: the store failed while it opened", "dir", e.dir, "error", err.Error()) // Open returns it
 	}
 }
 
@@ -483,8 +535,8 @@ const emptyFlush = "pebble: empty table"
 // events are what the engine does on Pebble's events: a failed flush (a full disk) fails the store, which
 // would otherwise take commits until its memtables filled up and then hang them; Pebble retries the flush
 // at once, again and again, until the store is closed, so its errors are logged at Debug once the store
-// failed. A damaged table is logged, and the read that met it returns ErrStoreCorrupt (Pebble's default
-// calls Logger.Fatalf).
+// failed. A damaged table is logged at Debug, and the read that met it returns ErrStoreCorrupt, naming it
+// (Pebble's default calls Logger.Fatalf).
 func (e *engine) events() *pebble.EventListener {
 	return &pebble.EventListener{
 		BackgroundError: func(err error) {
@@ -492,15 +544,23 @@ func (e *engine) events() *pebble.EventListener {
 			if e.failed() {
 				level = slog.LevelDebug
 			}
-			e.log.Log(context.Background(), level, "durable: pebble background error", "dir", e.dir, "error", err)
+			if !e.opened.Load() {
+				level = slog.LevelDebug // Open returns it
+			}
+			e.log.Log(context.Background(), level, "durable: pebble background error", "dir", e.dir, "error", err.Error())
+			e.log.Debug("durable: pebble background error, in detail", "dir", e.dir, "error", fmt.Sprintf("%+v", err))
 		},
 		FlushEnd: func(info pebble.FlushInfo) {
 			if info.Err != nil && info.Err.Error() != emptyFlush {
 				e.fail(fmt.Errorf("flush: %w", info.Err))
+				if !e.opened.Load() {
+					e.openFailed.signal(info.Err)
+				}
 			}
 		},
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
-			e.log.Error("durable: pebble found a damaged file", "dir", e.dir, "file", info.Path, "error", info.Details)
+			// The read that met it returns the error, which names the file: logged at Debug only.
+			e.log.Debug("durable: pebble found a damaged file", "dir", e.dir, "file", info.Path, "error", fmt.Sprintf("%+v", info.Details))
 		},
 	}
 }
@@ -559,7 +619,7 @@ func (e *engine) startScan(s *scan) {
 			if info := pebble.ExtractDataCorruptionInfo(s.err); info != nil {
 				where = info.Path
 			}
-			s.err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, where, s.err)
+			s.err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreCorrupt, where, oneLine(s.err))
 		}
 	}()
 }
@@ -591,6 +651,7 @@ func (e *engine) Close() error {
 	if cerr := e.guard(e.db.Close); err == nil && cerr != nil {
 		err = fmt.Errorf("durable: close %s: %w", e.dir, cerr)
 	}
+	e.closeMark()
 	return err
 }
 
@@ -615,10 +676,12 @@ func (l *logger) Infof(format string, args ...any) {
 }
 
 func (l *logger) Errorf(format string, args ...any) {
-	l.l.Error("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir)
+	l.l.Debug("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir)
+	l.l.Error("pebble: "+flatMessage(format, args), "dir", l.e.dir)
 }
 
 func (l *logger) Fatalf(format string, args ...any) {
+	l.l.Debug("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir) // the detail: stacks, with %+v
 	err := fatalError(format, args)
 	level := slog.LevelError
 	if l.e.failed() {
@@ -638,7 +701,7 @@ type fatalErr struct {
 }
 
 func fatalError(format string, args []any) *fatalErr {
-	msg := fmt.Sprintf(format, args...)
+	msg := flatMessage(format, args)
 	if !strings.HasPrefix(msg, "pebble") {
 		msg = "pebble: " + msg
 	}

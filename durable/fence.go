@@ -28,6 +28,7 @@ type fence struct {
 	raised atomic.Bool
 	opened chan struct{} // closed by open
 	once   sync.Once
+	lock   atomic.Pointer[onceCloser] // the directory's lock, taken by Pebble (open.go)
 }
 
 // errFenced is what a change of a failed store's files returns.
@@ -56,7 +57,8 @@ func (f *fence) check(path string) error {
 // fenceFS is the vfs.FS of a store: its changes go through the fence.
 type fenceFS struct {
 	vfs.FS
-	f *fence
+	f       *fence
+	lastLog *atomic.Uint64 // the number of the newest log Pebble made (syncmark.go)
 }
 
 func (fs *fenceFS) wrap(name string, file vfs.File, err error) (vfs.File, error) {
@@ -71,6 +73,7 @@ func (fs *fenceFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File
 		return nil, err
 	}
 	file, err := fs.FS.Create(name, category)
+	fs.noteLog(name)
 	return fs.wrap(name, file, err)
 }
 
@@ -87,6 +90,7 @@ func (fs *fenceFS) ReuseForWrite(oldname, newname string, category vfs.DiskWrite
 		return nil, err
 	}
 	file, err := fs.FS.ReuseForWrite(oldname, newname, category)
+	fs.noteLog(newname)
 	return fs.wrap(newname, file, err)
 }
 

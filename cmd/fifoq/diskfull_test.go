@@ -14,25 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// smallDisk mounts a tmpfs of size bytes on a new directory and returns it, or skips the test where it
-// cannot (not root, no mount command, a container without the capability).
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a small tmpfs disk")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs disk: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
 // fill writes a file of zeros to dir until it has at most free bytes left, and returns its path.
 func fill(t *testing.T, dir string, free int64) string {
 	t.Helper()
@@ -58,7 +39,7 @@ func fill(t *testing.T, dir string, free int64) string {
 // message is there.
 func TestServeDiskFull(t *testing.T) {
 	t.Parallel()
-	disk := smallDisk(t, "24m")
+	disk := smallDisk(t, 24<<20)
 	filler := fill(t, disk, 6<<20)
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", filepath.Join(disk, "data"), "--queue", "jobs"}
 	c := startChild(t, args...)

@@ -45,6 +45,10 @@
 // --shutdown-timeout (10 s) in all, the data directory is closed and the process exits 0. Requests still in
 // progress at the timeout have their connections closed, and the process exits 1. A second signal kills it.
 //
+// A store that cannot be opened (a full disk, a damaged file, a directory it may not write) stops the
+// start: the process exits 1 with one line on stderr that names the cause and the file. SIGINT or SIGTERM
+// during the start stops it at once, with status 1. A start that fails removes the data directory it made.
+//
 // Limits: a request body over --max-request-bytes (8 MiB, which every valid request fits in any encoding) is
 // refused with RequestEntityTooLarge (HTTP 413), and a request line and headers over --max-header-bytes
 // (64 KiB) with HTTP 431; messages are held to their queue's MaximumMessageSize (InvalidParameterValue) and
@@ -81,7 +85,7 @@ func main() {
 	case errors.Is(err, errUsage):
 		os.Exit(2)
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "fifoq:", err)
+		fmt.Fprintln(os.Stderr, "fifoq:", oneLine(err))
 		os.Exit(1)
 	}
 }

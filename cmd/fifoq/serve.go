@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/sqsapi"
 )
@@ -45,12 +44,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	}
 	var stored *fifoq.Store // the store of --data-dir, for its metrics
 	var api *sqsapi.Server
+	var served atomic.Bool // it listened: a failed start's data directory is removed, a served one never
 	if cfg.dataDir == "" {
 		api = sqsapi.NewServer(opts...)
 	} else {
-		st, oerr := durable.Open(cfg.dataDir, durable.WithLogger(logger))
+		st, made, oerr := openStore(ctx, cfg.dataDir, logger)
 		if oerr != nil {
-			return fmt.Errorf("--data-dir: %w", oerr)
+			return oerr
 		}
 		stored = st
 		defer func() {
@@ -63,8 +63,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 				logger.Info("store closed", "data_dir", cfg.dataDir)
 			}
 			err = cmp.Or(err, cerr)
+			if err != nil && !served.Load() {
+				removeNew(made, logger)
+			}
 		}()
-		if api, oerr = sqsapi.Open(st, opts...); oerr != nil {
+		if api, oerr = openAPI(ctx, st, opts); oerr != nil {
 			return fmt.Errorf("--data-dir %s: %w", cfg.dataDir, oerr)
 		}
 		logger.Info("store opened", "data_dir", cfg.dataDir, "queues", len(st.Queues()))
@@ -139,6 +142,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 			"can send, read and delete messages; give --credentials to check the AWS Signature Version 4 of every request",
 			"addr", ln.Addr().String())
 	}
+	served.Store(true)
 	fmt.Fprintln(stdout, endpoint)
 	if o.metrics != nil {
 		metricsURL := "http://" + o.metrics.Addr().String() + "/metrics"
@@ -150,7 +154,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 
 // newLogger returns the logger of cfg, on w.
 func newLogger(cfg serveConfig, w io.Writer) *slog.Logger {
-	ho := &slog.HandlerOptions{Level: cfg.logLevel}
+	ho := &slog.HandlerOptions{Level: cfg.logLevel, ReplaceAttr: errorsAsText}
 	if cfg.logFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, ho))
 	}
