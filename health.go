@@ -30,7 +30,7 @@ func (s *Store) Health() StoreHealth {
 		eh := r.Health()
 		h.Syncs, h.DiskBytes = eh.Syncs, eh.DiskBytes
 		if eh.Err != nil {
-			h.Err = fmt.Errorf("%w: %w", ErrStoreFailed, eh.Err)
+			h.Err = fmt.Errorf("%w: %s: %w", ErrStoreFailed, s.location, eh.Err)
 		}
 	}
 	if err := s.err(); h.Err == nil && errors.Is(err, ErrStoreFailed) {

@@ -511,7 +511,7 @@ func (e *engine) fail(err error) {
 	e.mu.Lock()
 	first := e.broken == nil
 	if first {
-		e.broken = fmt.Errorf("durable: %s: %w", e.dir, err)
+		e.broken = err // fifoq.Store names the directory
 	}
 	e.mu.Unlock()
 	if first && e.opened.Load() {
@@ -645,7 +645,7 @@ func (e *engine) Close() error {
 	err := e.broken
 	e.mu.Unlock()
 	if err != nil {
-		err = fmt.Errorf("%w: %w", fifoq.ErrStoreFailed, err)
+		err = fmt.Errorf("%w: %s: %w", fifoq.ErrStoreFailed, e.dir, err)
 	}
 	e.fence.open() // the changes that wait fail, so that Pebble's goroutines end
 	if cerr := e.guard(e.db.Close); err == nil && cerr != nil {
@@ -683,12 +683,7 @@ func (l *logger) Errorf(format string, args ...any) {
 func (l *logger) Fatalf(format string, args ...any) {
 	l.l.Debug("pebble: "+fmt.Sprintf(format, args...), "dir", l.e.dir) // the detail: stacks, with %+v
 	err := fatalError(format, args)
-	level := slog.LevelError
-	if l.e.failed() {
-		level = slog.LevelDebug // Pebble retrying a failed flush
-	}
-	l.l.Log(context.Background(), level, err.Error(), "dir", l.e.dir)
-	l.e.fail(err)
+	l.e.fail(err) // which logs it, once
 	if guarded() || len(err.errs) == 0 {
 		panic(fatal{err})
 	}

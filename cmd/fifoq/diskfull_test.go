@@ -72,9 +72,10 @@ func TestServeDiskFull(t *testing.T) {
 	logs := c.stderr.String()
 	lines := strings.Split(strings.TrimSpace(logs), "\n")
 	last := lines[len(lines)-1]
-	require.True(t, strings.HasPrefix(last, "fifoq: the store failed while serving: "), "last line %q", last)
+	require.True(t, strings.HasPrefix(last, "fifoq: while serving: fifoq: store failed: "), "last line %q", last)
 	require.Contains(t, last, "no space left on device")
 	require.Equal(t, 1, strings.Count(logs, "the store failed: shutting down"), logs)
+	require.Equal(t, 1, strings.Count(logs, "level=ERROR"), "the failure is logged once:\n%s", logs)
 
 	// Space freed, the supervisor's restart brings every acknowledged message back.
 	require.NoError(t, os.Remove(filler))

@@ -255,8 +255,9 @@ func serveHTTP(ctx context.Context, o serveOptions) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	case <-o.failed:
-		failure = fmt.Errorf("the store failed while serving: %w", o.storeErr())
-		o.logger.Error("the store failed: shutting down, to be restarted", "error", o.storeErr())
+		failure = fmt.Errorf("while serving: %w", o.storeErr())
+		// The store logged its failure, with the cause, at Error: once is enough.
+		o.logger.Info("the store failed: shutting down, to be restarted")
 	}
 	start := time.Now()
 	o.logger.Info("shutting down", "timeout", o.timeout, "connections", open.Load())
@@ -328,7 +329,7 @@ func (h *healthHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	if h.storeErr != nil {
 		if err := h.storeErr(); err != nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			io.WriteString(w, "store failed: "+err.Error()+"\n")
+			io.WriteString(w, err.Error()+"\n") // "fifoq: store failed: DIR: the cause"
 			return
 		}
 	}
