@@ -54,6 +54,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -73,7 +74,9 @@ type config struct {
 	cacheSize    int64
 	memTableSize uint64
 	logger       *slog.Logger
-	fs           vfs.FS // the tests' faults
+	fs           vfs.FS        // the tests' faults
+	syncEvery    time.Duration // WithSyncEvery; 0 for a sync per commit
+	err          error         // an option's
 }
 
 // WithCacheSize sets the size of Pebble's block cache in bytes: default 8 MiB. Recovery reads every record
@@ -99,6 +102,9 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	c := config{cacheSize: 8 << 20, memTableSize: 4 << 20, fs: vfs.Default}
 	for _, o := range opts {
 		o(&c)
+	}
+	if c.err != nil {
+		return nil, c.err
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
@@ -178,9 +184,14 @@ func openEngine(dir string, c config) (*engine, error) {
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
-		exited: make(chan struct{})}
+		full: make(chan struct{}, 1), exited: make(chan struct{}), every: c.syncEvery}
+	fs := c.fs
+	if e.every > 0 {
+		e.relaxed = newRelaxedFS(fs)
+		fs = e.relaxed
+	}
 	opts := &pebble.Options{
-		FS:                 &fenceFS{FS: c.fs, f: e.fence},
+		FS:                 &fenceFS{FS: fs, f: e.fence},
 		Cache:              cache,
 		MemTableSize:       c.memTableSize,
 		FormatMajorVersion: pebble.FormatNewest,
@@ -252,7 +263,8 @@ func openError(vfs vfs.FS, dir string, err error) error {
 }
 
 // engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
-// it applies the round's batches in order and syncs the log once, then wakes the round's waiters.
+// it writes the round's batches to Pebble as one batch and syncs the log once, then wakes the round's
+// waiters.
 type engine struct {
 	db       *pebble.DB
 	dir      string
@@ -262,8 +274,16 @@ type engine struct {
 	opened   atomic.Bool
 	pool     sync.Pool // of *batch
 	wake     chan struct{}
+	full     chan struct{} // the round holds the commits that run waits for (gather)
 	exited   chan struct{}
 	scans    sync.WaitGroup
+	every    time.Duration // WithSyncEvery's interval, or 0: a sync per round
+	relaxed  *relaxedFS    // WithSyncEvery's
+
+	// run's own
+	merged   *pebble.Batch // a round's batches, as one
+	latency  time.Duration // a moving average of the time a synced round takes to write and sync
+	unsynced bool          // WithSyncEvery: a round was written since the last sync of the logs
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied
@@ -283,9 +303,11 @@ type item struct {
 // A round is the batches that one sync makes durable; its Ticket waits for them. run makes rounds, so their
 // channel is made outside any synctest bubble.
 type round struct {
-	done chan struct{}
-	err  error
-	sync bool // a batch of the round asks for a sync
+	done    chan struct{}
+	err     error
+	sync    bool // a batch of the round asks for a sync
+	waiters int  // the commits of the round that asked for a sync
+	want    int  // run waits for so many waiters before it starts the round (gather), or 0
 }
 
 func newRound() *round { return &round{done: make(chan struct{})} }
@@ -334,7 +356,16 @@ func (e *engine) enqueue(it item, sync bool) (*round, error) {
 	}
 	e.queue = append(e.queue, it)
 	r := e.round
-	r.sync = r.sync || sync
+	if sync {
+		r.sync = true
+		r.waiters++
+		if r.waiters == r.want {
+			select {
+			case e.full <- struct{}{}:
+			default:
+			}
+		}
+	}
 	if len(e.queue) == 1 {
 		select {
 		case e.wake <- struct{}{}:
@@ -344,11 +375,31 @@ func (e *engine) enqueue(it item, sync bool) (*round, error) {
 	return r, nil
 }
 
-// run applies the queued batches round by round until Close.
+// maxGather bounds how long a round waits for its callers (gather), whatever the disk.
+const maxGather = 10 * time.Millisecond
+
+// run applies the queued batches round by round until Close; with WithSyncEvery, it syncs the logs every
+// interval too.
 func (e *engine) run() {
 	defer close(e.exited)
+	var tick <-chan time.Time
+	if e.every > 0 {
+		t := time.NewTicker(e.every)
+		defer t.Stop()
+		tick = t.C
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	var items []item
-	for range e.wake {
+	last := 0 // the waiters of the last round
+	for {
+		select {
+		case <-e.wake:
+		case <-tick:
+			e.syncLogs()
+			continue
+		}
+		e.gather(last, timer)
 		e.mu.Lock()
 		items, e.queue = e.queue, items[:0]
 		r := e.round
@@ -358,11 +409,13 @@ func (e *engine) run() {
 		closing := e.closed
 		e.mu.Unlock()
 		if len(items) > 0 {
+			last = r.waiters
 			r.err = e.apply(items, r.sync || closing)
 			close(r.done)
 			clear(items)
 		}
 		if closing {
+			e.syncLogs()
 			e.mu.Lock()
 			e.round.err = store.ErrClosed
 			close(e.round.done)
@@ -372,44 +425,141 @@ func (e *engine) run() {
 	}
 }
 
-// apply applies a round's batches in order, the last one with a sync when the round asks for one, and
-// starts its scans.
+// gather waits, before a round starts, for the callers that the last round woke to commit again: a round
+// that started at once would leave them to the next one, so that callers would take turns, each sync
+// carrying half of them. It waits until the round holds as many commits that wait for a sync as it held
+// when the last one ended plus the last one's, or for half the time a synced round takes (its moving
+// average, at most maxGather), whichever comes first: a caller that does not come back costs a round half
+// a sync's time at most. With WithSyncEvery, whose rounds do not wait for the disk, it does not wait.
+func (e *engine) gather(last int, timer *time.Timer) {
+	window := min(e.latency/2, maxGather)
+	if last == 0 || window <= 0 || e.every > 0 {
+		return
+	}
+	e.mu.Lock()
+	r := e.round
+	if e.closed || len(e.queue) == 0 {
+		e.mu.Unlock()
+		return
+	}
+	r.want = r.waiters + last
+	select {
+	case <-e.full: // a signal of an earlier round
+	default:
+	}
+	e.mu.Unlock()
+	timer.Reset(window)
+	select {
+	case <-e.full:
+	case <-timer.C:
+	}
+	timer.Stop()
+}
+
+// apply writes a round's batches to Pebble, in order, as one batch, with a sync when the round asks for
+// one, and starts its scans after the batches committed before them.
 func (e *engine) apply(items []item, sync bool) error {
 	e.mu.Lock()
 	err := e.broken
 	e.mu.Unlock()
 	failed := err != nil
-	last := -1
-	for i, it := range items {
-		if it.b != nil && it.b.pb.Count() > 0 {
-			last = i
-		}
-	}
-	for i, it := range items {
+	start := time.Now()
+	var buf [16]*batch // a round's batches are few
+	pending := buf[:0]
+	wrote := false
+	for _, it := range items {
 		switch {
 		case it.b != nil:
-			if err == nil && i <= last {
-				opts := pebble.NoSync
-				if i == last && sync {
-					opts = pebble.Sync
-				}
-				err = e.guard(func() error { return e.db.Apply(it.b.pb, opts) })
+			if err == nil && it.b.pb.Count() > 0 {
+				pending = append(pending, it.b)
+				continue // released once written
 			}
 			e.release(it.b)
 		case it.scan != nil && err == nil:
-			e.startScan(it.scan)
+			err = e.write(pending, pebble.NoSync, &wrote)
+			for _, b := range pending {
+				e.release(b)
+			}
+			pending = pending[:0]
+			if err == nil {
+				e.startScan(it.scan)
+			}
 		}
 	}
-	if err == nil && sync && last < 0 {
-		err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
+	opts := pebble.NoSync
+	if sync {
+		opts = pebble.Sync
 	}
-	if err != nil && !failed {
+	if err == nil {
+		err = e.write(pending, opts, &wrote)
+		if err == nil && sync && !wrote {
+			err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
+		}
+	}
+	for _, b := range pending {
+		e.release(b)
+	}
+	switch {
+	case err == nil && sync && e.every == 0:
+		e.synced(time.Since(start))
+	case err == nil && wrote:
+		e.unsynced = true
+	case err != nil && !failed:
 		e.fail(err)
 		e.mu.Lock()
 		err = e.broken
 		e.mu.Unlock()
 	}
 	return err
+}
+
+// write applies batches to Pebble as one write, with opts, and marks wrote when it wrote something. With
+// WithSyncEvery, a sync writes the log to the operating system without syncing it (relaxedFS).
+func (e *engine) write(batches []*batch, opts *pebble.WriteOptions, wrote *bool) error {
+	var pb *pebble.Batch
+	switch len(batches) {
+	case 0:
+		return nil
+	case 1:
+		pb = batches[0].pb
+	default:
+		if e.merged == nil {
+			e.merged = e.db.NewBatch()
+		}
+		pb = e.merged
+		defer pb.Reset()
+		for _, b := range batches {
+			if err := pb.Apply(b.pb, nil); err != nil {
+				return err
+			}
+		}
+	}
+	*wrote = true
+	return e.guard(func() error { return e.db.Apply(pb, opts) })
+}
+
+// syncLogs syncs the logs, with WithSyncEvery, when a round was written since they were last synced.
+func (e *engine) syncLogs() {
+	if e.relaxed == nil || !e.unsynced || e.failed() {
+		return
+	}
+	start := time.Now()
+	if err := e.relaxed.syncLogs(); err != nil {
+		e.fail(fmt.Errorf("sync of the log: %w", err))
+		return
+	}
+	e.unsynced = false
+	e.synced(time.Since(start))
+}
+
+// synced runs after each successful sync of the write-ahead log, on run's goroutine: a synced round's (it
+// took took to write and sync), or with WithSyncEvery the logs' sync every interval.
+func (e *engine) synced(took time.Duration) {
+	if e.latency == 0 {
+		e.latency = took
+	} else {
+		e.latency += (took - e.latency) / 8
+	}
 }
 
 // fatal is the panic of logger.Fatalf: Pebble calls it when its commit pipeline cannot go on.
