@@ -321,6 +321,7 @@ type batch struct{ pb *pebble.Batch }
 
 func (b *batch) Set(key, value []byte)     { _ = b.pb.Set(key, value, nil) }
 func (b *batch) Delete(key []byte)         { _ = b.pb.Delete(key, nil) }
+func (b *batch) SingleDelete(key []byte)   { _ = b.pb.SingleDelete(key, nil) }
 func (b *batch) DeleteRange(lo, hi []byte) { _ = b.pb.DeleteRange(lo, hi, nil) }
 func (b *batch) Len() int                  { return int(b.pb.Count()) }
 

@@ -43,7 +43,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	if cfg.dataDir == "" {
 		api = sqsapi.NewServer(opts...)
 	} else {
-		st, oerr := durable.Open(cfg.dataDir, durable.WithLogger(logger))
+		dopts := []durable.Option{durable.WithLogger(logger)}
+		if cfg.syncEvery > 0 {
+			dopts = append(dopts, durable.WithSyncEvery(cfg.syncEvery))
+		}
+		st, oerr := durable.Open(cfg.dataDir, dopts...)
 		if oerr != nil {
 			return fmt.Errorf("--data-dir: %w", oerr)
 		}
