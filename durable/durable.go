@@ -16,11 +16,20 @@
 //
 // A queue commits the records of each call while it holds its lock, in the order of the changes, and waits
 // for them to be durable after releasing it. The store hands batches to one goroutine that applies them to
-// Pebble in that order and syncs the log once for all the batches that arrived while the previous sync
-// ran: group commit, so that the disk's sync rate bounds the rate of rounds, not of calls. The batches are
-// applied with Pebble's plain Apply on that goroutine, rather than with ApplyNoSyncWait on the caller's:
-// Pebble's commit pipeline signals a batch from whichever goroutine publishes it, which testing/synctest
-// forbids across a bubble's edge, and fifoq's tests run queues inside bubbles.
+// Pebble in rounds, in that order, each round as one Pebble batch with one sync of the log: group commit,
+// so that the disk's sync rate bounds the rate of rounds, not of calls. A round does not start the moment
+// the previous one ends: the callers that round woke would miss it, and callers would take turns, half of
+// them in each sync. It waits for them to commit again, for at most half the time a round takes to write
+// and sync (a moving average): a sync then carries about twice as many calls. The batches are applied with
+// Pebble's plain Apply on that goroutine, rather than with ApplyNoSyncWait on the caller's: Pebble's commit
+// pipeline signals a batch from whichever goroutine publishes it, which testing/synctest forbids across a
+// bubble's edge, and fifoq's tests run queues inside bubbles.
+//
+// By default every round that holds a change a call reports is synced before the call returns: neither a
+// crash of the process nor a loss of power loses an acknowledged change. WithSyncEvery trades the last
+// moments before a power loss for speed: a round is written to the operating system before its calls
+// return, and the log is synced every interval (and at Close), so that a crash of the process still loses
+// nothing, and a power loss at most what the last interval acknowledged, as SQLite's synchronous=NORMAL.
 //
 // # Failures
 //
@@ -74,9 +83,10 @@ type config struct {
 	cacheSize    int64
 	memTableSize uint64
 	logger       *slog.Logger
-	fs           vfs.FS        // the tests' faults
-	syncEvery    time.Duration // WithSyncEvery; 0 for a sync per commit
-	err          error         // an option's
+	fs           vfs.FS           // the tests' faults
+	syncEvery    time.Duration    // WithSyncEvery; 0 for a sync per commit
+	syncTicks    <-chan time.Time // the tests' ticks of WithSyncEvery, for its ticker's
+	err          error            // an option's
 }
 
 // WithCacheSize sets the size of Pebble's block cache in bytes: default 8 MiB. Recovery reads every record
@@ -184,7 +194,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, fence: newFence(), wake: make(chan struct{}, 1),
-		full: make(chan struct{}, 1), exited: make(chan struct{}), every: c.syncEvery}
+		full: make(chan struct{}, 1), exited: make(chan struct{}), every: c.syncEvery, ticks: c.syncTicks}
 	fs := c.fs
 	if e.every > 0 {
 		e.relaxed = newRelaxedFS(fs)
@@ -277,8 +287,9 @@ type engine struct {
 	full     chan struct{} // the round holds the commits that run waits for (gather)
 	exited   chan struct{}
 	scans    sync.WaitGroup
-	every    time.Duration // WithSyncEvery's interval, or 0: a sync per round
-	relaxed  *relaxedFS    // WithSyncEvery's
+	every    time.Duration    // WithSyncEvery's interval, or 0: a sync per round
+	ticks    <-chan time.Time // the tests' ticks for WithSyncEvery, or nil
+	relaxed  *relaxedFS       // WithSyncEvery's
 
 	// run's own
 	merged   *pebble.Batch // a round's batches, as one
@@ -383,8 +394,8 @@ const maxGather = 10 * time.Millisecond
 // interval too.
 func (e *engine) run() {
 	defer close(e.exited)
-	var tick <-chan time.Time
-	if e.every > 0 {
+	tick := e.ticks
+	if e.every > 0 && tick == nil {
 		t := time.NewTicker(e.every)
 		defer t.Stop()
 		tick = t.C
