@@ -403,7 +403,6 @@ func (e *engine) run() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var items []item
-	last := 0 // the waiters of the last round
 	for {
 		select {
 		case <-e.wake:
@@ -411,7 +410,7 @@ func (e *engine) run() {
 			e.syncLogs()
 			continue
 		}
-		e.gather(last, timer)
+		e.gather(timer)
 		e.mu.Lock()
 		items, e.queue = e.queue, items[:0]
 		r := e.round
@@ -421,8 +420,8 @@ func (e *engine) run() {
 		closing := e.closed
 		e.mu.Unlock()
 		if len(items) > 0 {
-			last = r.waiters
 			r.err = e.apply(items, r.sync || closing)
+			e.expect(r.waiters)
 			close(r.done)
 			clear(items)
 		}
@@ -437,29 +436,40 @@ func (e *engine) run() {
 	}
 }
 
+// expect sets how many commits that wait for a sync the next round should gather (gather), as a round
+// ends, before it wakes its waiters: those that arrived while it was written and synced, and the round's
+// own waiters, who may come back.
+func (e *engine) expect(waiters int) {
+	if e.every > 0 || waiters == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	select {
+	case <-e.full: // a signal of an earlier round, which did not wait for it
+	default:
+	}
+	e.round.want = e.round.waiters + waiters
+}
+
 // gather waits, before a round starts, for the callers that the last round woke to commit again: a round
 // that started at once would leave them to the next one, so that callers would take turns, each sync
-// carrying half of them. It waits until the round holds as many commits that wait for a sync as it held
-// when the last one ended plus the last one's, or for half the time a synced round takes (its moving
-// average, at most maxGather), whichever comes first: a caller that does not come back costs a round half
-// a sync's time at most. With WithSyncEvery, whose rounds do not wait for the disk, it does not wait.
-func (e *engine) gather(last int, timer *time.Timer) {
+// carrying half of them. It waits until the round holds the commits that expect asked for, or for half the
+// time a synced round takes (its moving average, at most maxGather), whichever comes first: a caller that
+// does not come back costs a round half a sync's time at most. With WithSyncEvery, whose rounds do not
+// wait for the disk, it does not wait.
+func (e *engine) gather(timer *time.Timer) {
 	window := min(e.latency/2, maxGather)
-	if last == 0 || window <= 0 || e.every > 0 {
+	if window <= 0 {
 		return
 	}
 	e.mu.Lock()
 	r := e.round
-	if e.closed || len(e.queue) == 0 {
-		e.mu.Unlock()
+	wait := !e.closed && len(e.queue) > 0 && r.want > 0 && r.waiters < r.want
+	e.mu.Unlock()
+	if !wait {
 		return
 	}
-	r.want = r.waiters + last
-	select {
-	case <-e.full: // a signal of an earlier round
-	default:
-	}
-	e.mu.Unlock()
 	timer.Reset(window)
 	select {
 	case <-e.full:
