@@ -21,6 +21,11 @@ var ErrSyncInterval = errors.New("durable: the sync interval must be positive")
 // a crash of the machine or a loss of power loses at most the changes of the last interval, as SQLite's
 // synchronous=NORMAL in WAL mode does. Close syncs everything. An interval that is not positive makes Open
 // return ErrSyncInterval.
+//
+// After a power loss the disk may hold the log's unsynced end in part, later pages without earlier ones.
+// Pebble tells a torn log from a damaged one by the sync offsets it records, which this mode advances before
+// the disk has the data, so Open may then refuse the store with fifoq.ErrStoreCorrupt, naming the log,
+// rather than open it without its last moments.
 func WithSyncEvery(interval time.Duration) Option {
 	return func(c *config) {
 		c.syncEvery = interval
