@@ -128,26 +128,47 @@ func (q *Queue) unixNano(t tick) int64 { return q.epochNs + int64(t) }
 // tickOf returns the tick of a Unix time in nanoseconds.
 func (q *Queue) tickOf(ns int64) tick { return tick(ns - q.epochNs) }
 
+// A message's keys are written and removed so that the store may remove them with SingleDelete, which lets
+// Pebble drop a message's Set and its removal as soon as they meet (in the memtable, or in any compaction)
+// rather than carry a tombstone down to the last level: a key of a fresh message (one sent or moved here
+// since the queue was opened: q.sentHere) is set once, and before it is set again (a receipt at each
+// receive, a body whose delay changes) the earlier value is single-deleted, so that it is never set more
+// than once since its last removal. The keys of a message read from the store may have been written
+// otherwise (by an earlier version, before a crash): they are removed with Delete.
+
+// sentHere reports whether the keys of message seq were all written since q was opened. It needs no lock:
+// q.recovered changes only while q recovers.
+func (q *Queue) sentHere(seq uint64) bool { return seq > q.recovered }
+
 // putMessageLocked records m as stored, in b (the queue's batch, or another queue's whose call moves m
-// here). delayUntil is when the delay of a standard queue's message ends, or 0.
-func (q *Queue) putMessageLocked(b store.Batch, m *message, delayUntil tick) {
+// here). delayUntil is when the delay of a standard queue's message ends, or 0. again says that m's
+// record is in the store already.
+func (q *Queue) putMessageLocked(b store.Batch, m *message, delayUntil tick, again bool) {
 	var until int64
 	if delayUntil != 0 {
 		until = q.unixNano(delayUntil)
 	}
 	k := messageKey(q.scratchKey[:0], q.sid, m.seq, partBody)
+	if again && q.sentHere(m.seq) {
+		b.SingleDelete(k)
+	}
 	q.scratch = q.encodeMessage(q.scratch[:0], m, until)
 	b.Set(k, q.scratch)
 }
 
-// putReceiptLocked records m's receipt: its receive count, and when it becomes visible.
-func (q *Queue) putReceiptLocked(m *message, visibleAt tick) {
+// putReceiptLocked records m's receipt: its receive count, and when it becomes visible. first says that m
+// has no receipt in the store yet: its first receive since it was sent here.
+func (q *Queue) putReceiptLocked(m *message, visibleAt tick, first bool) {
 	if q.st == nil {
 		return
 	}
 	k := messageKey(q.scratchKey[:0], q.sid, m.seq, partReceipt)
+	b := q.batchLocked()
+	if !first && q.sentHere(m.seq) {
+		b.SingleDelete(k) // the receipt before, if any: a key single-deleted while absent is no harm
+	}
 	q.scratch = q.encodeReceipt(q.scratch[:0], m, visibleAt)
-	q.batchLocked().Set(k, q.scratch)
+	b.Set(k, q.scratch)
 	q.jsync = true
 }
 
@@ -156,9 +177,13 @@ func (q *Queue) putReceiptLocked(m *message, visibleAt tick) {
 func (q *Queue) deleteMessage(b store.Batch, seq uint64) {
 	var k [messageKeyLen]byte
 	key := messageKey(k[:0], q.sid, seq, partBody)
-	b.Delete(key)
+	del := b.Delete
+	if q.sentHere(seq) {
+		del = b.SingleDelete
+	}
+	del(key)
 	key[len(key)-1] = partReceipt
-	b.Delete(key)
+	del(key)
 }
 
 // dropLocked removes m from the queue and, for a durable queue, from the store.

@@ -70,6 +70,7 @@ type Queue struct {
 	jlast      store.Ticket
 	jerr       error
 	seqLimit   uint64
+	recovered  uint64 // the messages up to this sequence number may have been read from the store (sentHere)
 	scratch    []byte
 	scratchKey [messageKeyLen + 8 + maxIDLength*2 + 1]byte
 }
@@ -559,7 +560,7 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 		if delay > 0 {
 			until = now + delay
 		}
-		q.putMessageLocked(q.batchLocked(), m, until)
+		q.putMessageLocked(q.batchLocked(), m, until, false)
 	}
 	if delay > 0 {
 		q.setStateLocked(m, StateDelayed)

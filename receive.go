@@ -215,7 +215,7 @@ func (q *Queue) receiveLocked(now tick, m *message, vt time.Duration) {
 		q.due.remove(m)
 	}
 	q.scheduleLocked(m, now+vt)
-	q.putReceiptLocked(m, now+vt)
+	q.putReceiptLocked(m, now+vt, m.receiveCount == 1 && !m.moved)
 }
 
 // takeOfLocked records m's current receipt for a Delivery.
@@ -344,7 +344,7 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) 
 		}
 		m.receivedAt = now
 		q.scheduleLocked(m, now+vt)
-		q.putReceiptLocked(m, now+vt)
+		q.putReceiptLocked(m, now+vt, false)
 		got[i] = q.takeOfLocked(m)
 	}
 	q.counters.Received += uint64(len(a.handles))

@@ -3,6 +3,7 @@ package fifoq
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // recover rebuilds q from its store in one ordered scan of its records: its receive attempt ids and
@@ -20,6 +21,7 @@ func (q *Queue) recover() error {
 	defer q.mu.Unlock()
 	now := max(q.clock.Now().Sub(q.epoch), 0)
 	q.lastNow = now
+	q.recovered = math.MaxUint64 // until the scan ends, every key may be on disk
 	r := recovery{q: q, now: now}
 	lo, hi := dataRange(q.sid)
 	err := q.st.eng.Scan(lo, hi, func(k, v []byte) error {
@@ -42,6 +44,7 @@ func (q *Queue) recover() error {
 		return fmt.Errorf("fifoq: recover queue %s from %s: %w", q.name, q.st.location, err)
 	}
 	q.nextSeq = max(q.seqLimit, r.maxSeq)
+	q.recovered = q.nextSeq
 	q.counters.Recovered = uint64(q.all.len)
 	for i, m := range q.slots {
 		if m == nil {

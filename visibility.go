@@ -134,7 +134,7 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	}
 	m.changed = true
 	q.due.remove(m)
-	q.putReceiptLocked(m, now+e.Timeout)
+	q.putReceiptLocked(m, now+e.Timeout, false)
 	if e.Timeout == 0 {
 		q.makeVisibleLocked(m)
 		return nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +48,8 @@ import (
 //	ns/msg      the same, inverted
 //	allocs/msg  heap allocations per message (MemStats.Mallocs delta over the timed part / messages)
 //	B/msg       (Cycle, Send64) bytes allocated per message; (Memory) live heap per stored message
+//	cpu-ns/msg  CPU time of the process (user and system, getrusage) per message, over the timed part: less
+//	            the store=memory row's, what the store costs
 //	syncs/s     syncs of Pebble's log per second (store=pebble)
 //	msgs/sync   messages per sync of Pebble's log: what group commit achieves (store=pebble)
 //	vs-memory   this row's figure divided by the store=memory row's of the same benchmark and variant, measured
@@ -122,6 +125,9 @@ func bdMessage(k, groups int) fifoq.Message {
 // bdStores are the two stores every benchmark compares, the in-memory baseline first.
 var bdStores = []string{"memory", "pebble"}
 
+// bdStoreOptions are the options of stores other than "memory" and "pebble" (bench_relaxed_test.go).
+var bdStoreOptions = map[string][]durable.Option{}
+
 // bdEnv is one queue under test: in memory, or in a Pebble store in its own directory.
 type bdEnv struct {
 	q     *fifoq.Queue
@@ -136,9 +142,10 @@ func bdOpen(tb testing.TB, store, dir, name string, start time.Time) *bdEnv {
 	tb.Helper()
 	e := &bdEnv{clk: fifoq.NewManualClock(start)}
 	opts := []fifoq.Option{fifoq.WithClock(e.clk), fifoq.WithVisibilityTimeout(bdVisible), fifoq.WithRetention(bdRetention)}
-	if store == "pebble" {
-		st, err := durable.Open(dir, durable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-			durable.WithSyncCount(&e.syncs))
+	if store != "memory" {
+		dopts := append([]durable.Option{durable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+			durable.WithSyncCount(&e.syncs)}, bdStoreOptions[store]...)
+		st, err := durable.Open(dir, dopts...)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -198,6 +205,16 @@ func bdRatio(store, variant string, v float64) float64 {
 type bdTimed struct {
 	m0    runtime.MemStats
 	syncs int64
+	cpu   time.Duration
+}
+
+// bdCPU returns the CPU time (user and system) the process used so far, or 0 where getrusage fails.
+func bdCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // start resets the timer after a full collection, so that the timed part begins with a clean heap.
@@ -205,16 +222,21 @@ func (t *bdTimed) start(b *testing.B, e *bdEnv) {
 	runtime.GC()
 	runtime.ReadMemStats(&t.m0)
 	t.syncs = e.syncs.Load()
+	t.cpu = bdCPU()
 	b.ResetTimer()
 }
 
 // stop stops the timer and reports the per-message units for n messages.
 func (t *bdTimed) stop(b *testing.B, e *bdEnv, store, variant string, n int) {
 	b.StopTimer()
+	cpu := bdCPU() - t.cpu
 	var m1 runtime.MemStats
 	runtime.ReadMemStats(&m1)
 	secs := b.Elapsed().Seconds()
 	msgs := float64(n)
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/msgs, "cpu-ns/msg")
+	}
 	b.ReportMetric(msgs/secs, "msgs/s")
 	b.ReportMetric(secs*1e9/msgs, "ns/msg")
 	b.ReportMetric(float64(m1.Mallocs-t.m0.Mallocs)/msgs, "allocs/msg")

@@ -78,7 +78,13 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 	}
 	// A small memtable makes Pebble flush and compact within a round, so that kills land in those too.
 	memTable := []uint64{64 << 10, 256 << 10, 4 << 20}[c.rng(500).IntN(3)]
-	st, err := durable.Open(filepath.Join(dir, "store"), durable.WithMemTableSize(memTable))
+	opts := []durable.Option{durable.WithMemTableSize(memTable)}
+	// Half the children sync their log every so often rather than at each acknowledgement
+	// (durable.WithSyncEvery): a kill of the process must lose nothing then either.
+	if every := []time.Duration{0, 0, time.Millisecond, time.Hour}[c.rng(501).IntN(4)]; every > 0 {
+		opts = append(opts, durable.WithSyncEvery(every))
+	}
+	st, err := durable.Open(filepath.Join(dir, "store"), opts...)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,9 @@ import (
 // first the FIFO sends that earlier children attempted without an answer (the same messages, the same
 // deduplication ids), and makes visible again the receives they left open (so their receipt handles must
 // work after a restart); some children run a move task that takes the dead-letter queue back to the source;
-// most open the store with a small memtable, so that Pebble flushes and compacts within a round. Some
+// most open the store with a small memtable, so that Pebble flushes and compacts within a round; half sync
+// their log every millisecond or every hour (durable.WithSyncEvery) rather than at each acknowledgement,
+// which a kill of the process must not tell from the default either. Some
 // rounds kill the child before it reports ready, while it opens and recovers the store. The last round
 // stops the child gracefully (it closes the store), and the same checks run once more, with one more: every
 // attempted send was answered.

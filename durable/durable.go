@@ -16,11 +16,20 @@
 //
 // A queue commits the records of each call while it holds its lock, in the order of the changes, and waits
 // for them to be durable after releasing it. The store hands batches to one goroutine that applies them to
-// Pebble in that order and syncs the log once for all the batches that arrived while the previous sync
-// ran: group commit, so that the disk's sync rate bounds the rate of rounds, not of calls. The batches are
-// applied with Pebble's plain Apply on that goroutine, rather than with ApplyNoSyncWait on the caller's:
-// Pebble's commit pipeline signals a batch from whichever goroutine publishes it, which testing/synctest
-// forbids across a bubble's edge, and fifoq's tests run queues inside bubbles.
+// Pebble in rounds, in that order, each round as one Pebble batch with one sync of the log: group commit,
+// so that the disk's sync rate bounds the rate of rounds, not of calls. A round does not start the moment
+// the previous one ends: the callers that round woke would miss it, and callers would take turns, half of
+// them in each sync. It waits for them to commit again, for at most half the time a round takes to write
+// and sync (a moving average): a sync then carries about twice as many calls. The batches are applied with
+// Pebble's plain Apply on that goroutine, rather than with ApplyNoSyncWait on the caller's: Pebble's commit
+// pipeline signals a batch from whichever goroutine publishes it, which testing/synctest forbids across a
+// bubble's edge, and fifoq's tests run queues inside bubbles.
+//
+// By default every round that holds a change a call reports is synced before the call returns: neither a
+// crash of the process nor a loss of power loses an acknowledged change. WithSyncEvery trades the last
+// moments before a power loss for speed: a round is written to the operating system before its calls
+// return, and the log is synced every interval (and at Close), so that a crash of the process still loses
+// nothing, and a power loss at most what the last interval acknowledged, as SQLite's synchronous=NORMAL.
 //
 // # Failures
 //
@@ -70,6 +79,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -89,8 +99,11 @@ type config struct {
 	cacheSize    int64
 	memTableSize uint64
 	logger       *slog.Logger
-	fs           vfs.FS // the tests' faults
-	noSyncMark   bool   // the benchmark of the sync mark's cost
+	fs           vfs.FS           // the tests' faults
+	noSyncMark   bool             // the benchmark of the sync mark's cost
+	syncEvery    time.Duration    // WithSyncEvery; 0 for a sync per commit
+	syncTicks    <-chan time.Time // the tests' ticks of WithSyncEvery, for its ticker's
+	err          error            // an option's
 }
 
 // WithCacheSize sets the size of Pebble's block cache in bytes: default 8 MiB. Recovery reads every record
@@ -116,6 +129,9 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 	c := config{cacheSize: 8 << 20, memTableSize: 4 << 20, fs: vfs.Default}
 	for _, o := range opts {
 		o(&c)
+	}
+	if c.err != nil {
+		return nil, c.err
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
@@ -209,10 +225,16 @@ func openEngine(dir string, c config) (*engine, error) {
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, kept: kept, fence: newFence(), wake: make(chan struct{}, 1),
-		exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}}
+		full: make(chan struct{}, 1), exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})},
+		every: c.syncEvery, ticks: c.syncTicks}
 	e.health.fs = c.fs
+	fs := c.fs
+	if e.every > 0 {
+		e.relaxed = newRelaxedFS(fs)
+		fs = e.relaxed
+	}
 	opts := &pebble.Options{
-		FS:                 &fenceFS{FS: c.fs, f: e.fence, lastLog: &e.lastLog},
+		FS:                 &fenceFS{FS: fs, f: e.fence, lastLog: &e.lastLog},
 		Cache:              cache,
 		MemTableSize:       c.memTableSize,
 		FormatMajorVersion: pebble.FormatNewest,
@@ -295,7 +317,8 @@ func openError(vfs vfs.FS, dir string, err error) error {
 }
 
 // engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
-// it applies the round's batches in order and syncs the log once, then wakes the round's waiters.
+// it writes the round's batches to Pebble as one batch and syncs the log once, then wakes the round's
+// waiters.
 type engine struct {
 	db       *pebble.DB
 	dir      string
@@ -305,9 +328,19 @@ type engine struct {
 	opened   atomic.Bool
 	pool     sync.Pool // of *batch
 	wake     chan struct{}
+	full     chan struct{} // the round holds the commits that run waits for (gather)
 	exited   chan struct{}
 	scans    sync.WaitGroup
-	health   health // health.go
+	health   health           // health.go
+	every    time.Duration    // WithSyncEvery's interval, or 0: a sync per round
+	ticks    <-chan time.Time // the tests' ticks for WithSyncEvery, or nil
+	relaxed  *relaxedFS       // WithSyncEvery's
+
+	// run's own
+	merged   *pebble.Batch // a round's batches, as one
+	latency  time.Duration // a moving average of the time a synced round takes to write and sync
+	unsynced bool          // WithSyncEvery: a round was written since the last sync of the logs
+	applied  uint64        // the sequence number of the last record written (syncmark.go)
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied
@@ -332,9 +365,11 @@ type item struct {
 // A round is the batches that one sync makes durable; its Ticket waits for them. run makes rounds, so their
 // channel is made outside any synctest bubble.
 type round struct {
-	done chan struct{}
-	err  error
-	sync bool // a batch of the round asks for a sync
+	done    chan struct{}
+	err     error
+	sync    bool // a batch of the round asks for a sync
+	waiters int  // the commits of the round that asked for a sync
+	want    int  // run waits for so many waiters before it starts the round (gather), or 0
 }
 
 func newRound() *round { return &round{done: make(chan struct{})} }
@@ -348,6 +383,7 @@ type batch struct{ pb *pebble.Batch }
 
 func (b *batch) Set(key, value []byte)     { _ = b.pb.Set(key, value, nil) }
 func (b *batch) Delete(key []byte)         { _ = b.pb.Delete(key, nil) }
+func (b *batch) SingleDelete(key []byte)   { _ = b.pb.SingleDelete(key, nil) }
 func (b *batch) DeleteRange(lo, hi []byte) { _ = b.pb.DeleteRange(lo, hi, nil) }
 func (b *batch) Len() int                  { return int(b.pb.Count()) }
 
@@ -383,7 +419,16 @@ func (e *engine) enqueue(it item, sync bool) (*round, error) {
 	}
 	e.queue = append(e.queue, it)
 	r := e.round
-	r.sync = r.sync || sync
+	if sync {
+		r.sync = true
+		r.waiters++
+		if r.waiters == r.want {
+			select {
+			case e.full <- struct{}{}:
+			default:
+			}
+		}
+	}
 	if len(e.queue) == 1 {
 		select {
 		case e.wake <- struct{}{}:
@@ -393,11 +438,30 @@ func (e *engine) enqueue(it item, sync bool) (*round, error) {
 	return r, nil
 }
 
-// run applies the queued batches round by round until Close.
+// maxGather bounds how long a round waits for its callers (gather), whatever the disk.
+const maxGather = 10 * time.Millisecond
+
+// run applies the queued batches round by round until Close; with WithSyncEvery, it syncs the logs every
+// interval too.
 func (e *engine) run() {
 	defer close(e.exited)
+	tick := e.ticks
+	if e.every > 0 && tick == nil {
+		t := time.NewTicker(e.every)
+		defer t.Stop()
+		tick = t.C
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	var items []item
-	for range e.wake {
+	for {
+		select {
+		case <-e.wake:
+		case <-tick:
+			e.syncLogs()
+			continue
+		}
+		e.gather(timer)
 		e.mu.Lock()
 		items, e.queue = e.queue, items[:0]
 		r := e.round
@@ -408,11 +472,12 @@ func (e *engine) run() {
 		e.mu.Unlock()
 		if len(items) > 0 {
 			r.err = e.apply(items, r.sync || closing)
-			e.health.synced(r.sync || closing, r.err)
+			e.expect(r.waiters)
 			close(r.done)
 			clear(items)
 		}
 		if closing {
+			e.syncLogs()
 			e.mu.Lock()
 			e.round.err = store.ErrClosed
 			close(e.round.done)
@@ -422,47 +487,158 @@ func (e *engine) run() {
 	}
 }
 
-// apply applies a round's batches in order, the last one with a sync when the round asks for one, and
-// starts its scans.
+// expect sets how many commits that wait for a sync the next round should gather (gather), as a round
+// ends, before it wakes its waiters: those that arrived while it was written and synced, and the round's
+// own waiters, who may come back.
+func (e *engine) expect(waiters int) {
+	if e.every > 0 || waiters == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	select {
+	case <-e.full: // a signal of an earlier round, which did not wait for it
+	default:
+	}
+	e.round.want = e.round.waiters + waiters
+}
+
+// gather waits, before a round starts, for the callers that the last round woke to commit again: a round
+// that started at once would leave them to the next one, so that callers would take turns, each sync
+// carrying half of them. It waits until the round holds the commits that expect asked for, or for half the
+// time a synced round takes (its moving average, at most maxGather), whichever comes first: a caller that
+// does not come back costs a round half a sync's time at most. With WithSyncEvery, whose rounds do not
+// wait for the disk, it does not wait.
+func (e *engine) gather(timer *time.Timer) {
+	window := min(e.latency/2, maxGather)
+	if window <= 0 {
+		return
+	}
+	e.mu.Lock()
+	r := e.round
+	wait := !e.closed && len(e.queue) > 0 && r.want > 0 && r.waiters < r.want
+	e.mu.Unlock()
+	if !wait {
+		return
+	}
+	timer.Reset(window)
+	select {
+	case <-e.full:
+	case <-timer.C:
+	}
+	timer.Stop()
+}
+
+// apply writes a round's batches to Pebble, in order, as one batch, with a sync when the round asks for
+// one, and starts its scans after the batches committed before them.
 func (e *engine) apply(items []item, sync bool) error {
 	e.mu.Lock()
 	err := e.broken
 	e.mu.Unlock()
 	failed := err != nil
-	last := -1
-	for i, it := range items {
-		if it.b != nil && it.b.pb.Count() > 0 {
-			last = i
-		}
-	}
-	for i, it := range items {
+	start := time.Now()
+	var buf [16]*batch // a round's batches are few
+	pending := buf[:0]
+	wrote := false
+	for _, it := range items {
 		switch {
 		case it.b != nil:
-			if err == nil && i <= last {
-				opts := pebble.NoSync
-				if i == last && sync {
-					opts = pebble.Sync
-				}
-				err = e.guard(func() error { return e.db.Apply(it.b.pb, opts) })
-				if err == nil && opts == pebble.Sync {
-					e.markSynced(lastSeqOf(it.b.pb)) // the sync returned: record it (syncmark.go)
-				}
+			if err == nil && it.b.pb.Count() > 0 {
+				pending = append(pending, it.b)
+				continue // released once written
 			}
 			e.release(it.b)
 		case it.scan != nil && err == nil:
-			e.startScan(it.scan)
+			err = e.write(pending, pebble.NoSync, &wrote)
+			for _, b := range pending {
+				e.release(b)
+			}
+			pending = pending[:0]
+			if err == nil {
+				e.startScan(it.scan)
+			}
 		}
 	}
-	if err == nil && sync && last < 0 {
-		err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
+	opts := pebble.NoSync
+	if sync {
+		opts = pebble.Sync
 	}
-	if err != nil && !failed {
+	if err == nil {
+		err = e.write(pending, opts, &wrote)
+		if err == nil && sync && !wrote {
+			err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
+		}
+	}
+	for _, b := range pending {
+		e.release(b)
+	}
+	switch {
+	case err == nil && sync && e.every == 0:
+		e.synced(time.Since(start))
+	case err == nil && wrote:
+		e.unsynced = true
+	case err != nil && !failed:
 		e.fail(err)
 		e.mu.Lock()
 		err = e.broken
 		e.mu.Unlock()
 	}
 	return err
+}
+
+// write applies batches to Pebble as one write, with opts, and marks wrote when it wrote something. With
+// WithSyncEvery, a sync writes the log to the operating system without syncing it (relaxedFS).
+func (e *engine) write(batches []*batch, opts *pebble.WriteOptions, wrote *bool) error {
+	var pb *pebble.Batch
+	switch len(batches) {
+	case 0:
+		return nil
+	case 1:
+		pb = batches[0].pb
+	default:
+		if e.merged == nil {
+			e.merged = e.db.NewBatch()
+		}
+		pb = e.merged
+		defer pb.Reset()
+		for _, b := range batches {
+			if err := pb.Apply(b.pb, nil); err != nil {
+				return err
+			}
+		}
+	}
+	*wrote = true
+	err := e.guard(func() error { return e.db.Apply(pb, opts) })
+	if err == nil {
+		e.applied = lastSeqOf(pb)
+	}
+	return err
+}
+
+// syncLogs syncs the logs, with WithSyncEvery, when a round was written since they were last synced.
+func (e *engine) syncLogs() {
+	if e.relaxed == nil || !e.unsynced || e.failed() {
+		return
+	}
+	start := time.Now()
+	if err := e.relaxed.syncLogs(); err != nil {
+		e.fail(fmt.Errorf("sync of the log: %w", err))
+		return
+	}
+	e.unsynced = false
+	e.synced(time.Since(start))
+}
+
+// synced runs after each successful sync of the write-ahead log, on run's goroutine: a synced round's (it
+// took took to write and sync), or with WithSyncEvery the logs' sync every interval.
+func (e *engine) synced(took time.Duration) {
+	e.markSynced(e.applied) // what the sync made durable: record it (syncmark.go)
+	e.health.syncs.Add(1)
+	if e.latency == 0 {
+		e.latency = took
+	} else {
+		e.latency += (took - e.latency) / 8
+	}
 }
 
 // fatal is the panic of logger.Fatalf: Pebble calls it when its commit pipeline cannot go on.

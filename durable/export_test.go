@@ -1,6 +1,10 @@
 package durable
 
-import "github.com/cockroachdb/pebble/v2/vfs"
+import (
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
 
 // WithFS makes the store use fs for its files, so that the tests can inject faults (durable_test.go). It
 // exists only in this package's tests.
@@ -9,3 +13,7 @@ func WithFS(fs vfs.FS) Option { return func(c *config) { c.fs = fs } }
 // WithoutSyncMark makes the store keep no sync mark (syncmark.go), for the benchmark that measures what
 // the mark costs. It exists only in this package's tests.
 func WithoutSyncMark() Option { return func(c *config) { c.noSyncMark = true } }
+
+// WithSyncTicks makes a store opened WithSyncEvery sync its log when ticks delivers, rather than on a
+// ticker of its own, so that the tests decide when. It exists only in this package's tests.
+func WithSyncTicks(ticks <-chan time.Time) Option { return func(c *config) { c.syncTicks = ticks } }

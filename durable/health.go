@@ -17,13 +17,6 @@ type health struct {
 
 var _ store.HealthReporter = (*engine)(nil)
 
-// synced counts a round whose sync succeeded: err is the round's error, sync whether it asked for a sync.
-func (h *health) synced(sync bool, err error) {
-	if sync && err == nil {
-		h.syncs.Add(1)
-	}
-}
-
 // Health reports the engine's syncs, the error that failed it, and the size of the files in its directory.
 // It takes the engine's lock only to read that error, and reads the directory (a listing and a stat of
 // each file: Pebble's metrics are not safe to read while the store closes), so it suits a scrape, not a hot

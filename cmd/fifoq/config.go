@@ -31,7 +31,8 @@ Serve fifoq queues over the Amazon SQS API (JSON and query protocols).
 The queues live in memory unless --data-dir is given. With --data-dir they are kept in that
 directory and come back when the server starts again on it, after a stop or a crash: their
 attributes, policies and tags, and their messages with their receive counts. Every request
-returns once its changes are on disk. The queues of --queue and --config are then created, or,
+returns once its changes are on disk (with --sync, once they are written to the operating system:
+see --sync). The queues of --queue and --config are then created, or,
 when stored, given the attributes declared: a stored attribute that differs (changed at run time
 by SetQueueAttributes) is set back to the declared value, with a warning; the others are kept.
 If the store fails while serving (a full disk), /health turns to 503 with the cause, every change
@@ -96,6 +97,7 @@ type serveConfig struct {
 	maxRequestBytes int64
 	maxHeaderBytes  int
 	dataDir         string            // "": the queues live in memory
+	syncEvery       time.Duration     // --sync: 0 for a sync per acknowledgement
 	queues          []queueSpec       // to create, in order: the config file's, then the --queue flags'
 	credentials     map[string]string // secret access keys by access key id; nil: signatures are not checked
 }
@@ -154,6 +156,21 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&cfg.dataDir, "data-dir", "",
 		"keep the queues in `dir` (created if missing), so that they survive a restart or a crash: their attributes, "+
 			"policies, tags and messages; without it the queues live in memory and end with the process")
+	fs.Func("sync", "with --data-dir, when an acknowledged change reaches the disk: `ack` (default), before the request returns, "+
+		"so that neither a crash nor a power loss loses it; or a duration such as 100ms, within it: the change is "+
+		"written to the operating system before the request returns, so a crash of the process loses nothing, "+
+		"and a power loss at most that long", func(s string) error {
+		if s == "ack" {
+			cfg.syncEvery = 0
+			return nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%q: want ack or a positive duration", s)
+		}
+		cfg.syncEvery = d
+		return nil
+	})
 	fs.Func("log-level", "log `level`: debug (every request), info, warn or error (default info)", func(s string) error {
 		return cfg.logLevel.UnmarshalText([]byte(s))
 	})
@@ -236,6 +253,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	switch {
 	case cfg.region == "" || cfg.account == "":
 		return fail(errors.New("--region and --account-id cannot be empty"))
+	case cfg.syncEvery > 0 && cfg.dataDir == "":
+		return fail(errors.New("--sync applies only with --data-dir"))
 	case cfg.shutdownTimeout <= 0:
 		return fail(fmt.Errorf("--shutdown-timeout %v, want more than 0", cfg.shutdownTimeout))
 	case cfg.maxRequestBytes < 1<<10:

@@ -60,6 +60,10 @@ func TestParseServe(t *testing.T) {
 				c.account, c.metricsAddr, c.logFormat, c.maxRequestBytes, c.maxHeaderBytes, c.dataDir =
 					"111111111111", "localhost:0", "json", 2<<20, 8192, "/tmp/q"
 			})},
+		{name: "sync every", args: []string{"--data-dir", "/tmp/q", "--sync", "250ms"},
+			want: defaults(func(c *serveConfig) { c.dataDir, c.syncEvery = "/tmp/q", 250*time.Millisecond })},
+		{name: "sync ack", args: []string{"--data-dir", "/tmp/q", "--sync", "ack"},
+			want: defaults(func(c *serveConfig) { c.dataDir = "/tmp/q" })},
 		{name: "single dash", args: []string{"-addr=localhost:9000", "-log-level=WARN"},
 			want: defaults(func(c *serveConfig) { c.addr, c.logLevel = "localhost:9000", slog.LevelWarn })},
 		{name: "JSON value with commas", args: []string{"--queue",
@@ -98,6 +102,9 @@ func TestParseServe(t *testing.T) {
 		{name: "request limit", args: []string{"--max-request-bytes", "10"}, wantErr: "--max-request-bytes 10, want at least 1024"},
 		{name: "header limit", args: []string{"--max-header-bytes", "-1"}, wantErr: "--max-header-bytes -1"},
 		{name: "log format", args: []string{"--log-format", "xml"}, wantErr: `--log-format "xml"`},
+		{name: "sync bad", args: []string{"--data-dir", "/tmp/q", "--sync", "often"}, wantErr: `"often": want ack or a positive duration`},
+		{name: "sync zero", args: []string{"--data-dir", "/tmp/q", "--sync", "0s"}, wantErr: "want ack or a positive duration"},
+		{name: "sync in memory", args: []string{"--sync", "1s"}, wantErr: "--sync applies only with --data-dir"},
 		{name: "missing config", args: []string{"--config", filepath.Join(t.TempDir(), "none.json")}, wantErr: "no such file"},
 	} {
 		var stderr bytes.Buffer

@@ -48,10 +48,10 @@ func interruptible[T any](ctx context.Context, f func() (T, error), undo func(T)
 
 // openStore opens the store in dir, or stops at a signal. It returns the directories it made (dir, and its
 // parents that did not exist), for removeNew.
-func openStore(ctx context.Context, dir string, logger *slog.Logger) (*fifoq.Store, []string, error) {
+func openStore(ctx context.Context, dir string, opts ...durable.Option) (*fifoq.Store, []string, error) {
 	made := newDirs(dir)
 	st, err := interruptible(ctx, func() (*fifoq.Store, error) {
-		return durable.Open(dir, durable.WithLogger(logger))
+		return durable.Open(dir, opts...)
 	}, func(st *fifoq.Store) { _ = st.Close() })
 	if errors.Is(err, errStopped) {
 		return nil, nil, fmt.Errorf("--data-dir %s: %w while opening the store", dir, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/sqsapi"
 )
@@ -48,7 +49,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	if cfg.dataDir == "" {
 		api = sqsapi.NewServer(opts...)
 	} else {
-		st, made, oerr := openStore(ctx, cfg.dataDir, logger)
+		dopts := []durable.Option{durable.WithLogger(logger)}
+		if cfg.syncEvery > 0 {
+			dopts = append(dopts, durable.WithSyncEvery(cfg.syncEvery))
+		}
+		st, made, oerr := openStore(ctx, cfg.dataDir, dopts...)
 		if oerr != nil {
 			return oerr
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -37,7 +38,7 @@ func (d *Disk) Open() (*Memory, error) {
 	if d.open != nil {
 		return nil, ErrLocked
 	}
-	m := &Memory{disk: d, live: d.data.Clone()}
+	m := &Memory{disk: d, live: d.data.Clone(), sets: make(map[string]int)}
 	d.open = m
 	return m, nil
 }
@@ -65,6 +66,7 @@ type Memory struct {
 
 	mu         sync.Mutex
 	live       *btree.BTreeG[kv]     // everything applied
+	sets       map[string]int        // live keys set by this engine: Sets since the key was last removed
 	log        []*memBatch           // committed, not durable yet, in commit order
 	committed  uint64                // batches committed
 	durable    uint64                // batches durable: the first durable ones of those committed
@@ -85,6 +87,7 @@ const (
 	opSet opKind = iota
 	opDelete
 	opDeleteRange
+	opSingleDelete
 )
 
 type op struct {
@@ -103,6 +106,9 @@ func (b *memBatch) Set(key, value []byte) {
 	b.ops = append(b.ops, op{kind: opSet, key: string(key), value: bytes.Clone(value)})
 }
 func (b *memBatch) Delete(key []byte) { b.ops = append(b.ops, op{kind: opDelete, key: string(key)}) }
+func (b *memBatch) SingleDelete(key []byte) {
+	b.ops = append(b.ops, op{kind: opSingleDelete, key: string(key)})
+}
 func (b *memBatch) DeleteRange(lo, hi []byte) {
 	b.ops = append(b.ops, op{kind: opDeleteRange, key: string(lo), hi: string(hi)})
 }
@@ -110,21 +116,61 @@ func (b *memBatch) Len() int { return len(b.ops) }
 
 func (b *memBatch) applyTo(t *btree.BTreeG[kv]) {
 	for _, o := range b.ops {
+		applyOp(t, o)
+	}
+}
+
+func applyOp(t *btree.BTreeG[kv], o op) {
+	switch o.kind {
+	case opSet:
+		t.ReplaceOrInsert(kv{o.key, o.value})
+	case opDelete, opSingleDelete:
+		t.Delete(kv{key: o.key})
+	case opDeleteRange:
+		var doomed []kv
+		t.AscendRange(kv{key: o.key}, kv{key: o.hi}, func(x kv) bool {
+			doomed = append(doomed, x)
+			return true
+		})
+		for _, x := range doomed {
+			t.Delete(x)
+		}
+	}
+}
+
+// applyLocked applies b to the live keys. It panics when b single-deletes a key that was set more than
+// once since it was last removed, which Pebble's SingleDelete would make undefined (Batch.SingleDelete): a
+// key this engine found on its disk counts as set more than once, as this engine cannot tell how often.
+func (m *Memory) applyLocked(b *memBatch) {
+	for _, o := range b.ops {
 		switch o.kind {
 		case opSet:
-			t.ReplaceOrInsert(kv{o.key, o.value})
+			if n, ok := m.sets[o.key]; ok {
+				m.sets[o.key] = n + 1
+			} else if m.live.Has(kv{key: o.key}) {
+				m.sets[o.key] = 2 // set before this engine opened: how often is not known
+			} else {
+				m.sets[o.key] = 1
+			}
+		case opSingleDelete:
+			n, ok := m.sets[o.key]
+			if !ok && m.live.Has(kv{key: o.key}) {
+				panic(fmt.Sprintf("store: SingleDelete of key %x, which was set before the engine opened", o.key))
+			}
+			if n > 1 {
+				panic(fmt.Sprintf("store: SingleDelete of key %x, set %d times since it was last removed", o.key, n))
+			}
+			delete(m.sets, o.key)
 		case opDelete:
-			t.Delete(kv{key: o.key})
+			delete(m.sets, o.key)
 		case opDeleteRange:
-			var doomed []kv
-			t.AscendRange(kv{key: o.key}, kv{key: o.hi}, func(x kv) bool {
-				doomed = append(doomed, x)
-				return true
-			})
-			for _, x := range doomed {
-				t.Delete(x)
+			for k := range m.sets {
+				if k >= o.key && k < o.hi {
+					delete(m.sets, k)
+				}
 			}
 		}
+		applyOp(m.live, o)
 	}
 }
 
@@ -145,7 +191,7 @@ func (m *Memory) Commit(b Batch, sync bool) (Ticket, error) {
 	}
 	m.committed++
 	mb.seq = m.committed
-	mb.applyTo(m.live)
+	m.applyLocked(mb)
 	m.log = append(m.log, mb)
 	if !sync {
 		return nil, nil

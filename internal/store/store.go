@@ -35,6 +35,11 @@ type Batch interface {
 	Set(key, value []byte)
 	// Delete removes key.
 	Delete(key []byte)
+	// SingleDelete removes key, which must have been Set at most once since it was last removed (by any of
+	// the three removals) or since it was made: otherwise its older values may come back. An engine may
+	// then drop the Set and the SingleDelete together as soon as they meet, where a Delete stays until
+	// nothing older can be under it (Pebble's SingleDelete).
+	SingleDelete(key []byte)
 	// DeleteRange removes every key in [lo, hi).
 	DeleteRange(lo, hi []byte)
 	// Len returns the number of writes in the batch.

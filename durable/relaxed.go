@@ -1,0 +1,113 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// ErrSyncInterval: WithSyncEvery was given an interval that is not positive.
+var ErrSyncInterval = errors.New("durable: the sync interval must be positive")
+
+// WithSyncEvery trades the durability of the last moments before a power loss for speed. By default each
+// change a queue acknowledges is on the disk (its write-ahead log synced) before the call returns, so that
+// neither a crash of the process nor a loss of power loses it. With WithSyncEvery(interval), an
+// acknowledged change has been written to the operating system before the call returns, and reaches the
+// disk within interval: a crash of the process (a panic, SIGKILL, the OOM killer) still loses nothing, and
+// a crash of the machine or a loss of power loses at most the changes of the last interval, as SQLite's
+// synchronous=NORMAL in WAL mode does. Close syncs everything. An interval that is not positive makes Open
+// return ErrSyncInterval.
+//
+// After a power loss the disk may hold the log's unsynced end in part, later pages without earlier ones.
+// Pebble tells a torn log from a damaged one by the sync offsets it records, which this mode advances before
+// the disk has the data, so Open may then refuse the store with fifoq.ErrStoreCorrupt, naming the log,
+// rather than open it without its last moments.
+func WithSyncEvery(interval time.Duration) Option {
+	return func(c *config) {
+		c.syncEvery = interval
+		if interval <= 0 {
+			c.err = fmt.Errorf("%w: %v", ErrSyncInterval, interval)
+		}
+	}
+}
+
+// relaxedFS is the vfs.FS of a store opened WithSyncEvery: a sync of a write-ahead log does nothing, so
+// that Pebble's synced commit returns once the log's records are written to the operating system, and the
+// engine syncs every open log itself every interval (engine.syncLogs). A log is synced before it is closed,
+// so that one log is complete on the disk before the next one holds anything synced.
+type relaxedFS struct {
+	vfs.FS
+
+	mu   sync.Mutex
+	logs map[*relaxedFile]struct{} // the open logs
+}
+
+func newRelaxedFS(fs vfs.FS) *relaxedFS {
+	return &relaxedFS{FS: fs, logs: make(map[*relaxedFile]struct{})}
+}
+
+func (fs *relaxedFS) wrap(name string, f vfs.File, err error) (vfs.File, error) {
+	if err != nil || !strings.HasSuffix(name, ".log") {
+		return f, err
+	}
+	rf := &relaxedFile{File: f, fs: fs}
+	fs.mu.Lock()
+	fs.logs[rf] = struct{}{}
+	fs.mu.Unlock()
+	return rf, nil
+}
+
+func (fs *relaxedFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.Create(name, category)
+	return fs.wrap(name, f, err)
+}
+
+func (fs *relaxedFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
+	f, err := fs.FS.OpenReadWrite(name, category, opts...)
+	return fs.wrap(name, f, err)
+}
+
+func (fs *relaxedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.ReuseForWrite(oldname, newname, category)
+	return fs.wrap(newname, f, err)
+}
+
+func (fs *relaxedFS) Unwrap() vfs.FS { return fs.FS }
+
+// syncLogs syncs every open log for real.
+func (fs *relaxedFS) syncLogs() error {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for f := range fs.logs {
+		if err := f.File.SyncData(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relaxedFile is a write-ahead log of a relaxedFS: its syncs do nothing; its Close syncs.
+type relaxedFile struct {
+	vfs.File
+	fs *relaxedFS
+}
+
+func (f *relaxedFile) Sync() error     { return nil }
+func (f *relaxedFile) SyncData() error { return nil }
+
+func (f *relaxedFile) SyncTo(length int64) (fullSync bool, err error) { return false, nil }
+
+func (f *relaxedFile) Close() error {
+	f.fs.mu.Lock()
+	delete(f.fs.logs, f)
+	f.fs.mu.Unlock()
+	err := f.File.SyncData()
+	if cerr := f.File.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
