@@ -92,7 +92,10 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, name string, prepa
 		h.fail(w, r, statusOf(err), name+" on "+n.Name+": "+err.Error())
 		return
 	}
-	http.Redirect(w, r, query("queue", "q", n.Name, "done", code), http.StatusSeeOther)
+	// Relative, so it resolves under whatever prefix the console is mounted (http.Redirect would make it
+	// absolute from the stripped path).
+	w.Header().Set("Location", query("queue", "q", n.Name, "done", code))
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // statusOf returns the HTTP status of a queue's refusal.

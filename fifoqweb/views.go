@@ -101,7 +101,7 @@ func (h *Handler) row(n named, names map[*fifoq.Queue]string) queueRow {
 }
 
 func taskSummary(t fifoq.MoveTaskStatus) string {
-	s := fmt.Sprintf("redrive %v: %d of %d moved", t.State, t.Moved, t.ToMove)
+	s := fmt.Sprintf("redrive %s: %d of %d moved", strings.ToLower(t.State.String()), t.Moved, t.ToMove)
 	if t.Failure != "" {
 		s += " (" + t.Failure + ")"
 	}
@@ -202,7 +202,9 @@ func timeOf(t, now time.Time) timeView {
 		return timeView{}
 	}
 	abs := t.UTC().Format(time.RFC3339)
-	if d := now.Sub(t); d >= 0 {
+	if d := now.Sub(t); d < 100*time.Millisecond && d > -100*time.Millisecond {
+		return timeView{"just now", abs}
+	} else if d >= 0 {
 		return timeView{age(d) + " ago", abs}
 	}
 	return timeView{"in " + age(t.Sub(now)), abs}
