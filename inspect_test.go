@@ -247,3 +247,48 @@ func TestMessagesAfterProperty(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkMessagesPage reads a page of 50 messages from the middle of a long queue: with MessagesAfter
+// from a cursor, and, as the baseline, by walking Messages to the same place.
+func BenchmarkMessagesPage(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		q, err := fifoq.New("bench")
+		require.NoError(b, err)
+		batch := make([]fifoq.Message, 10)
+		for i := range batch {
+			batch[i] = fifoq.Message{Body: "a message body of some length"}
+		}
+		for range n / len(batch) {
+			_, err := q.SendBatch(context.Background(), batch)
+			require.NoError(b, err)
+		}
+		cursor := ""
+		for range n / 2 / 1000 { // the cursor of the middle message
+			_, next, err := q.MessagesAfter(cursor, 1000, fifoq.MessageFilter{})
+			require.NoError(b, err)
+			cursor = next
+		}
+		b.Run(fmt.Sprintf("MessagesAfter/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				page, _, err := q.MessagesAfter(cursor, 50, fifoq.MessageFilter{})
+				if err != nil || len(page) != 50 {
+					b.Fatal(err, len(page))
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Messages/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				i, got := 0, 0
+				for range q.Messages() {
+					if i++; i > n/2 {
+						if got++; got == 50 {
+							break
+						}
+					}
+				}
+			}
+		})
+	}
+}

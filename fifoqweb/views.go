@@ -184,6 +184,7 @@ func (h *Handler) counts(w http.ResponseWriter, r *http.Request) {
 // A msgView is a message as the queue page shows it.
 type msgView struct {
 	ID, Seq, State, Group, Dedup, Source string
+	DedupShort                           string // Dedup cut to a column's width
 	ReceiveCount                         int
 	Sent, FirstReceived, VisibleAt       timeView
 	Preview, Body                        string
@@ -211,7 +212,8 @@ func timeOf(t, now time.Time) timeView {
 }
 
 const (
-	previewRunes = 80
+	previewBytes = 80
+	dedupShown   = 24
 	maxShownBody = 4 << 10
 )
 
@@ -223,7 +225,8 @@ func viewOf(s fifoq.Snapshot, now time.Time) msgView {
 		VisibleAt: timeOf(s.VisibleAt, now), Size: len(s.Body), Handle: s.ReceiptHandle,
 		InFlight: s.State == fifoq.StateInFlight,
 	}
-	v.Preview, _ = cut(s.Body, previewRunes)
+	v.DedupShort, _ = cut(s.DeduplicationID, dedupShown)
+	v.Preview, _ = cut(s.Body, previewBytes)
 	v.Body, v.Truncated = cut(s.Body, maxShownBody)
 	for _, k := range sortedKeys(s.Attributes) {
 		a := s.Attributes[k]
@@ -231,7 +234,7 @@ func viewOf(s fifoq.Snapshot, now time.Time) msgView {
 		if strings.HasPrefix(a.DataType, "Binary") {
 			val = fmt.Sprintf("%d bytes", len(a.BinaryValue))
 		}
-		val, _ = cut(val, previewRunes)
+		val, _ = cut(val, previewBytes)
 		v.Attributes = append(v.Attributes, fmt.Sprintf("%s (%s) = %s", k, a.DataType, val))
 	}
 	return v

@@ -123,3 +123,23 @@ func TestIndexAndQueuePages(t *testing.T) {
 	}
 	require.Equal(t, before, qs.fif.Stats(), "looking changes nothing")
 }
+
+// The page weight docs/console.md states: the script and the style sheet, and the pages of a small setup.
+func TestPageWeight(t *testing.T) {
+	t.Parallel()
+	qs, h := wtSetup(t)
+	wtSend(t, qs.orders, 50)
+	c := &wtClient{t: t, h: h}
+	size := func(path string) int {
+		code, body := c.get(path)
+		require.Equal(t, http.StatusOK, code, path)
+		return len(body)
+	}
+	js, css := size("console.js"), size("console.css")
+	index, queue := size(""), size("queue?q=orders")
+	t.Logf("console.js %d bytes, console.css %d bytes; the list of 3 queues %d bytes, a page of 50 messages %d bytes",
+		js, css, index, queue)
+	require.LessOrEqual(t, js+css, 4<<10, "script and style stay under 4 KiB")
+	require.LessOrEqual(t, index, 8<<10, "the list of 3 queues")
+	require.LessOrEqual(t, queue, 64<<10, "a page of 50 short messages")
+}

@@ -3,6 +3,7 @@ package browsertest_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -260,6 +261,21 @@ func TestConsoleMillionMessages(t *testing.T) {
 		timed(fmt.Sprintf("next page %d", i+2), chromedp.Click(chromedp.CSS(`a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(`table.messages`)))
 	}
 	require.Contains(t, text(t, ctx, `table.messages tbody tr:first-child`), "message 250")
+	// The server's part, without the browser: a page of 50 from the middle of the queue, by its cursor.
+	_, mid, err := big.MessagesAfter("", 1000, fifoq.MessageFilter{})
+	require.NoError(t, err)
+	for range n / 2 / 1000 {
+		_, mid, err = big.MessagesAfter(mid, 1000, fifoq.MessageFilter{})
+		require.NoError(t, err)
+	}
+	start := time.Now()
+	resp, err := http.Get(base + "queue?q=big&after=" + mid)
+	require.NoError(t, err)
+	_, err = io.Copy(io.Discard, resp.Body)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	t.Logf("the server alone, a page of 50 from the middle: %v", time.Since(start))
 	timed("a page of 500", chromedp.Navigate(base+"queue?q=big&n=500"), chromedp.WaitVisible(chromedp.CSS(`table.messages`)))
 	timed("the in-flight messages among 1,000,000", chromedp.Navigate(base+"queue?q=big&state=inflight"), chromedp.WaitVisible(chromedp.CSS(`table.messages`)))
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('table.messages tbody tr').length`))
