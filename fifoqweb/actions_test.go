@@ -2,6 +2,7 @@ package fifoqweb
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // wtState is what a bad request must leave as it was.
@@ -301,4 +303,43 @@ func TestPagingLinks(t *testing.T) {
 	}
 	require.Equal(t, 3, pages)
 	require.Equal(t, 1234, seen)
+}
+
+// The console over durable queues: what it sends is stored, and a cursor it gave still pages once the
+// store is opened again.
+func TestDurableQueues(t *testing.T) {
+	t.Parallel()
+	disk := store.NewDisk()
+	open := func() (*fifoq.Store, *fifoq.Queue) {
+		eng, err := disk.Open()
+		require.NoError(t, err)
+		s, err := store.NewStore(eng, "memory")
+		require.NoError(t, err)
+		st := s.(*fifoq.Store)
+		q, err := fifoq.New("kept.fifo", fifoq.WithStore(st), fifoq.WithContentBasedDeduplication())
+		require.NoError(t, err)
+		return st, q
+	}
+	st, q := open()
+	c := &wtClient{t: t, h: New(Queues(q))}
+	for i := range 5 {
+		w := c.post("send?q=kept.fifo", url.Values{"body": {fmt.Sprintf("kept %d", i)}, "group": {"g"}}, true)
+		require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
+	}
+	code, body := c.get("queue?q=kept.fifo&n=2")
+	require.Equal(t, http.StatusOK, code)
+	i := strings.Index(body, `rel="next"`)
+	require.Positive(t, i, "a next page")
+	next := strings.ReplaceAll(body[strings.LastIndex(body[:i], `href="`)+6:i-2], "&amp;", "&")
+	require.NoError(t, st.Close())
+
+	st, q = open()
+	defer st.Close()
+	require.Equal(t, fifoq.Stats{Visible: 5}, q.Stats(), "the sends were stored")
+	c.h = New(Queues(q))
+	code, body = c.get(next)
+	require.Equal(t, http.StatusOK, code, body)
+	require.Contains(t, body, "kept 2")
+	require.Contains(t, body, "kept 3")
+	require.NotContains(t, body, "kept 1")
 }
