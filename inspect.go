@@ -65,9 +65,9 @@ func (q *Queue) parseCursor(s string) (pageCursor, error) {
 // returned once if f selects it throughout.
 //
 // It costs O(k) for the k messages it visits: from the cursor's message (found in O(1) while it is stored;
-// else the walk starts from the queue's first message, or with f.GroupID from the group's) to the last one
-// of the page. A bad cursor (not returned by this queue), an n out of 1..1000, a State out of range or a
-// GroupID on a standard queue returns ErrInvalidPage.
+// else the walk starts again from the queue's first message, or with f.GroupID from the group's, and skips
+// to the cursor) to the last one of the page. A bad cursor (not returned by this queue), an n out of
+// 1..1000, a State out of range or a GroupID on a standard queue returns ErrInvalidPage.
 func (q *Queue) MessagesAfter(cursor string, n int, f MessageFilter) ([]Snapshot, string, error) {
 	var (
 		from pageCursor
@@ -87,13 +87,16 @@ func (q *Queue) MessagesAfter(cursor string, n int, f MessageFilter) ([]Snapshot
 			return nil, "", err
 		}
 	}
+	// Only messages after the cursor's are returned: by sequence number, which grows along both lists, so
+	// that a walk resumed from the front (the cursor's message being gone) skips what came before.
+	after, skip := from.seq, started
 	var page []Snapshot
 	for {
 		q.lock()
 		m := q.pageStartLocked(started, from, f.GroupID)
 		k := q.groupKind(f.GroupID)
 		for budget := pageScanBudget; m != nil && budget > 0 && len(page) < n; m, budget = next(m, k), budget-1 {
-			if f.State == 0 || m.state == f.State {
+			if (!skip || m.seq > after) && (f.State == 0 || m.state == f.State) {
 				page = append(page, q.snapshotLocked(m))
 				page[len(page)-1].ReceiptHandle = q.receiptHandleLocked(m)
 			}
@@ -133,16 +136,12 @@ func (q *Queue) pageStartLocked(started bool, from pageCursor, group string) *me
 	if !started {
 		return first
 	}
-	k := q.groupKind(group)
 	if m := q.lookupLocked(handle{slot: from.slot, seq: from.seq}); m != nil && (group == "" || m.msg.GroupID == group) {
-		return next(m, k)
+		return next(m, q.groupKind(group))
 	}
-	// from's message is gone: both lists are in increasing sequence numbers, so skip to the first after it.
-	m := first
-	for m != nil && m.seq <= from.seq {
-		m = next(m, k)
-	}
-	return m
+	// from's message is gone: start again from the front; MessagesAfter skips up to the cursor, a budget
+	// of messages at a time.
+	return first
 }
 
 // receiptHandleLocked returns the handle of m's latest receive for a Snapshot: for a message in flight, and

@@ -78,6 +78,28 @@ func TestMessagesAfterPages(t *testing.T) {
 	}
 }
 
+// A cursor whose message is gone, far into a long queue: the walk starts again from the front and skips to
+// it, letting the lock go on the way, and returns what follows the cursor's message.
+func TestMessagesAfterGoneCursorFarIn(t *testing.T) {
+	t.Parallel()
+	q, err := fifoq.New("far")
+	require.NoError(t, err)
+	ids := inSend(t, q, 10_000, 1)
+	var page []fifoq.Snapshot
+	cursor := ""
+	for range 9 {
+		page, cursor, err = q.MessagesAfter(cursor, 1000, fifoq.MessageFilter{})
+		require.NoError(t, err)
+	}
+	require.Equal(t, ids[8999], page[999].MessageID, "the cursor names message 8999")
+	require.NoError(t, q.Delete(context.Background(), page[999].ReceiptHandle))
+	page, next, err := q.MessagesAfter(cursor, 1000, fifoq.MessageFilter{})
+	require.NoError(t, err)
+	require.Len(t, page, 1000)
+	require.Equal(t, ids[9000], page[0].MessageID, "resumes after the deleted cursor message")
+	require.Empty(t, next)
+}
+
 func TestMessagesAfterBadInput(t *testing.T) {
 	t.Parallel()
 	std, err := fifoq.New("std")
