@@ -343,3 +343,23 @@ func TestDurableQueues(t *testing.T) {
 	require.Contains(t, body, "kept 3")
 	require.NotContains(t, body, "kept 1")
 }
+
+// Close ends the redrives the console started, before a service closes its store.
+func TestCloseEndsRedrives(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	qs, h := wtSetup(t)
+	c := &wtClient{t: t, h: h}
+	wtSend(t, qs.orders, 5)
+	for range 2 {
+		_, err := qs.orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, VisibilityTimeout: fifoq.ExplicitZero})
+		require.NoError(t, err)
+	}
+	require.Equal(t, 5, qs.dlq.Stats().Visible)
+	require.Equal(t, http.StatusSeeOther, c.post("redrive?q=orders-dlq", url.Values{"rate": {"1"}}, true).Code)
+	require.NoError(t, h.Close())
+	st := qs.dlq.MoveTasks()[0]
+	require.Equal(t, fifoq.MoveTaskCancelled, st.State, "the manual clock never moves: cancelled after the first batch")
+	require.Less(t, st.Moved, 5)
+	require.NoError(t, h.Close(), "again")
+}

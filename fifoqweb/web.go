@@ -2,6 +2,7 @@ package fifoqweb
 
 import (
 	"cmp"
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"embed"
@@ -107,6 +108,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	h.guard.ServeHTTP(w, r)
+}
+
+// Close cancels the redrives the console started that still run, and waits until they end (a cancelled
+// redrive ends after the batch it has taken). A service calls it before it closes the store of durable
+// queues, as it stops its own move tasks. The console goes on serving; Close is safe to call again. It
+// returns nil (it is an io.Closer).
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	tasks := make([]*fifoq.MoveTask, 0, len(h.tasks))
+	for _, t := range h.tasks {
+		tasks = append(tasks, t)
+	}
+	h.mu.Unlock()
+	for _, t := range tasks {
+		_ = t.Cancel() // ErrMoveTaskNotRunning: it ended already
+	}
+	for _, t := range tasks {
+		_ = t.Wait(context.Background()) // nil: the context never ends
+	}
+	return nil
 }
 
 // requestPath returns the path the client asked for, before any prefix was stripped.

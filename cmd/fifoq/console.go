@@ -35,7 +35,8 @@ func checkConsole(cfg serveConfig) error {
 }
 
 // startConsole serves the web console of the queues on cfg.consoleAddr, if given, until stop is called (at
-// most cfg.shutdownTimeout later it closes the connections left), and returns its URL ("" for none). With
+// most cfg.shutdownTimeout later it closes the connections left, then ends the redrives the console
+// started), and returns its URL ("" for none). With
 // credentials, every request needs an HTTP basic login: an access key id and its secret.
 func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, queues func() map[string]*fifoq.Queue,
 	logger *slog.Logger) (url string, stop func(), err error) {
@@ -46,7 +47,8 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, qu
 	if err != nil {
 		return "", nil, fmt.Errorf("--console-addr: %w", err)
 	}
-	var h http.Handler = fifoqweb.New(queues, fifoqweb.WithReadOnly(cfg.consoleReadOnly))
+	console := fifoqweb.New(queues, fifoqweb.WithReadOnly(cfg.consoleReadOnly))
+	var h http.Handler = console
 	if cfg.credentials != nil {
 		h = basicAuth(maps.Clone(cfg.credentials), h)
 	}
@@ -76,6 +78,10 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, qu
 			srv.Close()
 		}
 		<-done
+		// Before the store closes: the redrives the console started end, as the server's own do.
+		if cerr := console.Close(); cerr != nil {
+			logger.Error("ending the console's redrives", "error", cerr)
+		}
 	}, nil
 }
 
