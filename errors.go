@@ -120,6 +120,10 @@ var (
 	// ErrPurgeInProgress: a queue can be purged once every 60 seconds.
 	ErrPurgeInProgress = newError("AWS.SimpleQueueService.PurgeQueueInProgress",
 		"only one PurgeQueue operation is allowed every 60 seconds")
+
+	// ErrInvalidPage: MessagesAfter takes a cursor it returned for this queue (or ""), 1..1000 messages a
+	// page, and a filter of a valid state (a group id only on a FIFO queue).
+	ErrInvalidPage = newError("InvalidParameterValue", "invalid message page")
 )
 
 // ErrorCode returns the SQS error code carried by err, or "" when err is nil or not a fifoq rejection.

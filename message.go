@@ -243,4 +243,9 @@ type Snapshot struct {
 	FirstReceivedAt  time.Time    // zero before the first receive
 	VisibleAt        time.Time    // when an in-flight or delayed message becomes visible; zero for visible ones
 	DeadLetterSource string       // in a dead-letter queue: the name of the queue the message was moved from
+	// ReceiptHandle is set by [Queue.MessagesAfter] and [Queue.BlockedGroups] (never by Messages): for an
+	// in-flight message, the handle of its latest receive; on a standard queue, a handle of the message
+	// whatever its state. Delete and ChangeVisibility take it as they take a handle from Receive, with the
+	// same rules. On a FIFO queue a message that is not in flight has none.
+	ReceiptHandle string
 }

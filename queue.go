@@ -733,36 +733,14 @@ func (q *Queue) Purge(ctx context.Context) error {
 
 // Messages returns every stored message as it is now, in the order they arrived: send order, and in a
 // dead-letter queue the order messages were moved in. It changes nothing: receive counts and visibility
-// stay as they are. The look is taken when iteration starts, in O(n).
+// stay as they are. The look is taken when iteration starts, in O(n); for a page at a time of a long queue,
+// see [Queue.MessagesAfter].
 func (q *Queue) Messages() iter.Seq[Snapshot] {
 	return func(yield func(Snapshot) bool) {
 		q.lock()
 		snaps := make([]Snapshot, 0, q.all.len)
 		for m := q.all.head; m != nil; m = next(m, bySend) {
-			ids := q.idsFor(m.seq)
-			s := Snapshot{
-				Message:      m.msg,
-				MessageID:    q.messageIDLocked(m),
-				State:        m.state,
-				ReceiveCount: int(m.receiveCount),
-				SentAt:       q.time(m.sentAt),
-			}
-			s.Attributes = cloneAttributes(m.msg.Attributes)
-			if q.fifo {
-				s.SequenceNumber = ids[uuidLen:]
-			}
-			if m.receiveCount > 0 {
-				s.FirstReceivedAt = q.time(m.firstReceivedAt)
-			}
-			if m.state != StateVisible {
-				s.VisibleAt = q.time(m.dueAt)
-				if q.expiresOutOfOrder(m) {
-					s.VisibleAt = q.time(q.origins[m.seq].visibleAt)
-				}
-			}
-			if m.moved {
-				s.DeadLetterSource = q.origins[m.seq].sourceName
-			}
+			s := q.snapshotLocked(m)
 			snaps = append(snaps, s)
 		}
 		q.unlock()

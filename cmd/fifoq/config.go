@@ -100,6 +100,8 @@ type serveConfig struct {
 	syncEvery       time.Duration     // --sync: 0 for a sync per acknowledgement
 	queues          []queueSpec       // to create, in order: the config file's, then the --queue flags'
 	credentials     map[string]string // secret access keys by access key id; nil: signatures are not checked
+	consoleAddr     string            // "": no web console (console.go)
+	consoleReadOnly bool
 }
 
 // queueSpec is a queue to create: its name and SQS attributes, as CreateQueue takes them.
@@ -134,6 +136,10 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "",
 		"`host:port` to serve Prometheus metrics on, at /metrics (and /health); port 0 picks a free port; "+
 			"empty: no metrics")
+	fs.StringVar(&cfg.consoleAddr, "console-addr", "",
+		"`host:port` to serve the web console on; port 0 picks a free port; empty: no console. Beyond loopback "+
+			"it needs --allow-remote and --credentials, whose keys log in (user: access key id, password: secret)")
+	fs.BoolVar(&cfg.consoleReadOnly, "console-read-only", false, "the web console shows the queues and changes nothing")
 	fs.StringVar(&cfg.region, "region", "us-east-1", "default AWS `region`: of a request whose credentials and host name none")
 	fs.StringVar(&cfg.account, "account-id", "000000000000", "default AWS account `id`: of a request whose access key id is not a 12-digit account id")
 	fs.StringVar(&cfg.account, "account", "000000000000", "the same as --account-id")
@@ -277,6 +283,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return fail(err)
 	}
 	cfg.credentials = creds
+	if err := checkConsole(cfg); err != nil {
+		return fail(err)
+	}
 	return cfg, nil
 }
 

@@ -38,6 +38,10 @@
 // second listener serves /metrics (the Prometheus text format: the queues' metrics of package
 // github.com/fifoq/fifoq/fifoqprom, and the Go and process collectors) and /health.
 //
+// With --console-addr, another listener serves the web console of package github.com/fifoq/fifoq/fifoqweb
+// (with --console-read-only it changes nothing), and its URL follows the others on stdout. Beyond loopback it
+// needs --allow-remote and --credentials, whose access keys are its HTTP basic logins.
+//
 // On SIGINT or SIGTERM the server shuts down: /health turns to 503, the listener closes, the ReceiveMessage
 // long polls in progress are answered at once with no messages (as a wait that ends does; none had taken a
 // message), and every response from then on says "Connection: close". Kept-alive connections get up to a

@@ -138,6 +138,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		})
 	}
 
+	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api.NamedQueues, logger)
+	if err != nil {
+		ln.Close()
+		if o.metrics != nil {
+			o.metrics.Close()
+		}
+		return err
+	}
+	defer stopConsole()
+
 	endpoint := "http://" + ln.Addr().String()
 	verified := cfg.credentials != nil
 	logger.Info("listening", "addr", ln.Addr().String(), "endpoint", endpoint, "queues", len(api.Queues()),
@@ -153,6 +163,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		metricsURL := "http://" + o.metrics.Addr().String() + "/metrics"
 		logger.Info("serving metrics", "addr", o.metrics.Addr().String(), "url", metricsURL)
 		fmt.Fprintln(stdout, metricsURL)
+	}
+	if consoleURL != "" {
+		fmt.Fprintln(stdout, consoleURL)
 	}
 	return serveHTTP(ctx, o)
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/fifoqweb"
+)
+
+// checkConsole accepts the console flags of cfg: a --console-addr beyond loopback needs --allow-remote, and
+// --credentials, whose keys are the console's logins.
+func checkConsole(cfg serveConfig) error {
+	if cfg.consoleAddr == "" {
+		if cfg.consoleReadOnly {
+			return errors.New("--console-read-only without --console-addr: there is no console")
+		}
+		return nil
+	}
+	if err := checkAddr("--console-addr", cfg.consoleAddr, cfg.allowRemote); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(cfg.consoleAddr)
+	if !isLoopback(host) && cfg.credentials == nil {
+		return fmt.Errorf("--console-addr %s is not a loopback address: a console beyond this machine needs "+
+			"--credentials, whose access keys are its logins", cfg.consoleAddr)
+	}
+	return nil
+}
+
+// startConsole serves the web console of the queues on cfg.consoleAddr, if given, until stop is called (at
+// most cfg.shutdownTimeout later it closes the connections left, then ends the redrives the console
+// started), and returns its URL ("" for none). With
+// credentials, every request needs an HTTP basic login: an access key id and its secret.
+func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, queues func() map[string]*fifoq.Queue,
+	logger *slog.Logger) (url string, stop func(), err error) {
+	if cfg.consoleAddr == "" {
+		return "", func() {}, nil
+	}
+	ln, err := lc.Listen(ctx, "tcp", cfg.consoleAddr)
+	if err != nil {
+		return "", nil, fmt.Errorf("--console-addr: %w", err)
+	}
+	console := fifoqweb.New(queues, fifoqweb.WithReadOnly(cfg.consoleReadOnly))
+	var h http.Handler = console
+	if cfg.credentials != nil {
+		h = basicAuth(maps.Clone(cfg.credentials), h)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    cfg.maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if serr := srv.Serve(ln); !errors.Is(serr, http.ErrServerClosed) {
+			logger.Error("console stopped", "addr", ln.Addr().String(), "error", serr)
+		}
+	}()
+	url = "http://" + ln.Addr().String() + "/"
+	logger.Info("serving console", "addr", ln.Addr().String(), "url", url, "read_only", cfg.consoleReadOnly,
+		"login", cfg.credentials != nil)
+	return url, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+		defer cancel()
+		if serr := srv.Shutdown(sctx); serr != nil {
+			srv.Close()
+		}
+		<-done
+		// Before the store closes: the redrives the console started end, as the server's own do.
+		if cerr := console.Close(); cerr != nil {
+			logger.Error("ending the console's redrives", "error", cerr)
+		}
+	}, nil
+}
+
+// basicAuth lets through the requests with an HTTP basic login of one of keys: an access key id as the
+// user, its secret access key as the password. The others get 401 and a challenge.
+func basicAuth(keys map[string]string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, secret, ok := r.BasicAuth()
+		want, known := keys[id]
+		if !ok || !known || subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Basic realm="fifoq console", charset="UTF-8"`)
+			http.Error(w, "fifoq console: log in with an access key id of --credentials and its secret access key", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

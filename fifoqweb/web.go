@@ -1,0 +1,313 @@
+package fifoqweb
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"html/template"
+	"io/fs"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fifoq/fifoq"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// A Handler is the console: an http.Handler. It is safe for concurrent use. Use New; the zero Handler is
+// not usable.
+type Handler struct {
+	queues   func() map[string]*fifoq.Queue
+	readOnly bool
+	maxBody  int64
+	mux      *http.ServeMux
+	guard    http.Handler
+	pages    *template.Template
+
+	mu    sync.Mutex               // guards the fields below
+	rates map[*fifoq.Queue]*sample // the counters of each queue at the last look, for its rates
+	tasks map[*fifoq.Queue]*fifoq.MoveTask
+}
+
+// An Option configures a [Handler].
+type Option func(*Handler)
+
+// WithReadOnly makes the console show queues and change nothing when on is true: every action returns 403
+// Forbidden, and the pages offer none.
+func WithReadOnly(on bool) Option { return func(h *Handler) { h.readOnly = on } }
+
+// WithMaxRequestBytes sets the largest request body an action takes; a larger one is refused with 413
+// Request Entity Too Large before any change. Defaults to 1 MiB and 64 KiB: a message of SQS's largest size
+// and its attributes, form-encoded.
+func WithMaxRequestBytes(n int64) Option { return func(h *Handler) { h.maxBody = n } }
+
+// Queues returns a source of queues for [New] that always gives qs, each under its own name.
+func Queues(qs ...*fifoq.Queue) func() map[string]*fifoq.Queue {
+	m := make(map[string]*fifoq.Queue, len(qs))
+	for _, q := range qs {
+		m[q.Name()] = q
+	}
+	return func() map[string]*fifoq.Queue { return m }
+}
+
+// New returns a console over the queues that queues returns, called at each request (so the set may
+// change), under the names it gives them: [Queues] for a fixed set, or the NamedQueues method of an sqsapi
+// server. Nil queues are skipped.
+func New(queues func() map[string]*fifoq.Queue, opts ...Option) *Handler {
+	h := &Handler{
+		queues:  queues,
+		maxBody: 1<<20 + 64<<10,
+		mux:     http.NewServeMux(),
+		rates:   make(map[*fifoq.Queue]*sample),
+		tasks:   make(map[*fifoq.Queue]*fifoq.MoveTask),
+	}
+	for _, o := range opts {
+		o(h)
+	}
+	h.pages = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
+	static, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(static)
+	h.mux.Handle("GET /console.js", files)
+	h.mux.Handle("GET /console.css", files)
+	h.mux.HandleFunc("GET /{$}", h.index)
+	h.mux.HandleFunc("GET /queue", h.queuePage)
+	h.mux.HandleFunc("GET /counts.json", h.counts)
+	for name, act := range actions {
+		h.mux.HandleFunc("POST /"+name, func(w http.ResponseWriter, r *http.Request) { h.act(w, r, name, act) })
+	}
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusNotFound, "no page "+r.URL.Path+" in the console")
+	})
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.fail(w, r, http.StatusForbidden, "cross-origin request refused: use the console's own forms")
+	}))
+	h.guard = cop.Handler(h.mux)
+	return h
+}
+
+// ServeHTTP serves the console. Mounted under a prefix, it expects the prefix stripped (http.StripPrefix);
+// a request for the prefix without its final slash is redirected to it, so relative links resolve.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "" {
+		http.Redirect(w, r, requestPath(r)+"/", http.StatusMovedPermanently)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	h.guard.ServeHTTP(w, r)
+}
+
+// Close cancels the redrives the console started that still run, and waits until they end (a cancelled
+// redrive ends after the batch it has taken). A service calls it before it closes the store of durable
+// queues, as it stops its own move tasks. The console goes on serving; Close is safe to call again. It
+// returns nil (it is an io.Closer).
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	tasks := make([]*fifoq.MoveTask, 0, len(h.tasks))
+	for _, t := range h.tasks {
+		tasks = append(tasks, t)
+	}
+	h.mu.Unlock()
+	for _, t := range tasks {
+		_ = t.Cancel() // ErrMoveTaskNotRunning: it ended already
+	}
+	for _, t := range tasks {
+		_ = t.Wait(context.Background()) // nil: the context never ends
+	}
+	return nil
+}
+
+// requestPath returns the path the client asked for, before any prefix was stripped.
+func requestPath(r *http.Request) string {
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != "" {
+		return u.Path
+	}
+	return r.URL.Path
+}
+
+// mountPath returns the prefix the console is mounted under, with a final slash, for its cookie.
+func mountPath(r *http.Request) string {
+	p := requestPath(r)
+	if base, ok := strings.CutSuffix(p, r.URL.Path); ok && r.URL.Path != "" {
+		return base + "/"
+	}
+	return "/"
+}
+
+// named is a queue and its name in the console.
+type named struct {
+	Name string
+	Q    *fifoq.Queue
+}
+
+// list returns the queues, by name.
+func (h *Handler) list() []named {
+	m := h.queues()
+	out := make([]named, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		if m[name] != nil {
+			out = append(out, named{name, m[name]})
+		}
+	}
+	return out
+}
+
+// errUnknownQueue is the error of a request naming no queue of the console.
+var errUnknownQueue = errors.New("unknown queue")
+
+// lookup returns the queue a request names in its q parameter.
+func (h *Handler) lookup(r *http.Request) (named, error) {
+	name := r.URL.Query().Get("q")
+	if q := h.queues()[name]; q != nil {
+		return named{name, q}, nil
+	}
+	if name == "" {
+		return named{}, errors.New("no queue named: the q parameter is missing")
+	}
+	return named{}, errUnknownQueue
+}
+
+// A sample is a queue's counters at one look, and the rates worked out at it.
+type sample struct {
+	at                  time.Time
+	c                   fifoq.Counters
+	send, receive, dele float64
+	rated               bool
+}
+
+// minRateWindow is the shortest time over which rates are worked out: looks closer together show the
+// rates of the last look.
+const minRateWindow = time.Second
+
+// rate returns the send, receive and delete rates of q, a second each, from the change of its counters since
+// an earlier look (false before there are two looks far enough apart).
+func (h *Handler) rate(q *fifoq.Queue, m fifoq.Metrics) (s sample) {
+	now := q.Clock().Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	last := h.rates[q]
+	if last == nil {
+		h.rates[q] = &sample{at: now, c: m.Counters}
+		return sample{}
+	}
+	if d := now.Sub(last.at); d >= minRateWindow {
+		secs := d.Seconds()
+		*last = sample{
+			at:      now,
+			c:       m.Counters,
+			send:    float64(m.Sent-last.c.Sent) / secs,
+			receive: float64(m.Received-last.c.Received) / secs,
+			dele:    float64(m.Deleted-last.c.Deleted) / secs,
+			rated:   true,
+		}
+	}
+	return *last
+}
+
+// forget drops what the handler keeps of queues it no longer has.
+func (h *Handler) forget(keep []named) {
+	live := make(map[*fifoq.Queue]bool, len(keep))
+	for _, n := range keep {
+		live[n.Q] = true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for q := range h.rates {
+		if !live[q] {
+			delete(h.rates, q)
+		}
+	}
+	for q := range h.tasks {
+		if !live[q] {
+			delete(h.tasks, q)
+		}
+	}
+}
+
+const csrfCookie = "fifoq_console_csrf"
+
+// csrfToken returns the request's token, setting a new one in a cookie when it has none.
+func (h *Handler) csrfToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 32 {
+		return c.Value
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	tok := hex.EncodeToString(b[:])
+	http.SetCookie(w, &http.Cookie{
+		Name: csrfCookie, Value: tok, Path: mountPath(r),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	return tok
+}
+
+// csrfOK reports whether a form carries the token of its cookie.
+func csrfOK(r *http.Request) bool {
+	c, err := r.Cookie(csrfCookie)
+	if err != nil || len(c.Value) != 32 {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.PostFormValue("csrf"))) == 1
+}
+
+// errorPage is the data of the error page.
+type errorPage struct {
+	basePage
+	Status  int
+	Message string
+}
+
+// basePage is what every page's layout needs.
+type basePage struct {
+	Title    string
+	ReadOnly bool
+	CSRF     string
+}
+
+// fail answers with an error page: one line naming the cause.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	p := errorPage{basePage{Title: http.StatusText(status), ReadOnly: h.readOnly}, status, msg}
+	h.render(w, r, status, "error", p)
+}
+
+// render writes a page.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	var b strings.Builder
+	if err := h.pages.ExecuteTemplate(&b, name, data); err != nil {
+		http.Error(w, "fifoqweb: page "+name+": "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(b.String()))
+	}
+}
+
+// query returns the relative URL of a console page with parameters (empty ones left out).
+func query(page string, kv ...string) string {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			v.Set(kv[i], kv[i+1])
+		}
+	}
+	if len(v) == 0 {
+		return cmp.Or(page, "./")
+	}
+	return cmp.Or(page, "./") + "?" + v.Encode()
+}
