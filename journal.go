@@ -129,10 +129,10 @@ func (q *Queue) unixNano(t tick) int64 { return q.epochNs + int64(t) }
 func (q *Queue) tickOf(ns int64) tick { return tick(ns - q.epochNs) }
 
 // putMessageLocked records m as stored, in b (the queue's batch, or another queue's whose call moves m
-// here). delayUntil is when the delay of a standard queue's message ends, or 0.
-func (q *Queue) putMessageLocked(b store.Batch, m *message, delayUntil tick) {
-	var until int64
-	if delayUntil != 0 {
+// here). If delayed, delayUntil is when m's delay ends, or ended; it may be tick 0, the queue's first instant.
+func (q *Queue) putMessageLocked(b store.Batch, m *message, delayed bool, delayUntil tick) {
+	var until int64 // the store's 0 is no delay
+	if delayed {
 		until = q.unixNano(delayUntil)
 	}
 	k := messageKey(q.scratchKey[:0], q.sid, m.seq, partBody)
