@@ -196,7 +196,7 @@ func (q *Queue) redelayLocked(now tick) {
 			t = now // its delay ended now: the instant recovery orders its group by
 		}
 		if q.st != nil {
-			q.putMessageLocked(q.batchLocked(), m, t, true)
+			q.putMessageLocked(q.batchLocked(), m, true, t, true)
 			q.jsync = true
 		}
 	}

@@ -471,6 +471,52 @@ func TestGroupOrderRecovery(t *testing.T) {
 	}
 }
 
+// TestGroupOrderRecoveryAtEpoch checks the recovered order when a time that orders the groups falls on the
+// instant the queue is opened, its first instant. Queue delay 2s: a1 (g1) is sent at 0s, b1 (g2) at 1s, so g1
+// is available from 2s, g2 from 3s. The store is opened again at 3s, when b1's delay ends; or at 1s, and
+// SetAttributes with delay 0 right then ends b1's delay, which the store records, and it is opened again at
+// 2s. Either way g2 became available after g1 and must stay behind it, not count from b1's send.
+func TestGroupOrderRecoveryAtEpoch(t *testing.T) {
+	t.Parallel()
+	for _, crash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("delay ends at the open/crash %v", crash), func(t *testing.T) {
+			d := newStDisk(t)
+			q := d.queue("epoch.fifo", fifoq.WithDelay(2*time.Second))
+			goSendAll(t, q, [2]string{"g1", "a1"})
+			d.clock.Advance(time.Second)
+			goSendAll(t, q, [2]string{"g2", "b1"})
+			d.clock.Advance(2 * time.Second)
+			d.restart(crash)
+			q = d.queue("epoch.fifo", fifoq.WithDelay(2*time.Second))
+			require.Equal(t, []string{"a1", "b1"}, fvBodies(goVT0(t, q, 10)))
+		})
+		t.Run(fmt.Sprintf("delay ended by SetAttributes at the open/crash %v", crash), func(t *testing.T) {
+			d := newStDisk(t)
+			q := d.queue("epoch.fifo")
+			goSendAll(t, q, [2]string{"g1", "a1"})
+			require.Equal(t, []string{"a1"}, fvBodies(fvRecv(t, q, fifoq.ReceiveOptions{VisibilityTimeout: 500 * time.Millisecond})))
+			goSetDelay(t, q, 10*time.Second)
+			goSendAll(t, q, [2]string{"g2", "b1"}) // at 0s, delayed to 10s
+			d.clock.Advance(time.Second)           // a1 visible again at 0.5s
+			d.restart(crash)
+			q = d.queue("epoch.fifo", fifoq.WithDelay(10*time.Second))
+			goSetDelay(t, q, 0) // at 1s, the queue's first instant: b1 visible now
+			d.clock.Advance(time.Second)
+			d.restart(crash)
+			q = d.queue("epoch.fifo")
+			require.Equal(t, []string{"a1", "b1"}, fvBodies(goVT0(t, q, 10)))
+		})
+	}
+}
+
+// goSetDelay sets q's delay.
+func goSetDelay(t *testing.T, q *fifoq.Queue, delay time.Duration) {
+	t.Helper()
+	a := q.Attributes()
+	a.Delay = delay
+	require.NoError(t, q.SetAttributes(a))
+}
+
 // TestGroupOrderConsumerPartial checks a partial failure with RetryImmediately: the batch [a1 a2 b1] names
 // a2 and b1 failed. a1 is deleted first, then a2 and b1 are given back, so g1 and g2 come back in batch order,
 // behind g3, which was waiting: [c1 a2 b1] by default, [a2 b1 c1] by the oldest message.

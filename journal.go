@@ -141,11 +141,11 @@ func (q *Queue) tickOf(ns int64) tick { return tick(ns - q.epochNs) }
 func (q *Queue) sentHere(seq uint64) bool { return seq > q.recovered }
 
 // putMessageLocked records m as stored, in b (the queue's batch, or another queue's whose call moves m
-// here). delayUntil is when the delay of a standard queue's message ends, or 0. again says that m's
-// record is in the store already.
-func (q *Queue) putMessageLocked(b store.Batch, m *message, delayUntil tick, again bool) {
-	var until int64
-	if delayUntil != 0 {
+// here). If delayed, delayUntil is when m's delay ends, or ended; it may be tick 0, the queue's first
+// instant. again says that m's record is in the store already.
+func (q *Queue) putMessageLocked(b store.Batch, m *message, delayed bool, delayUntil tick, again bool) {
+	var until int64 // the store's 0 is no delay
+	if delayed {
 		until = q.unixNano(delayUntil)
 	}
 	k := messageKey(q.scratchKey[:0], q.sid, m.seq, partBody)

@@ -556,11 +556,7 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 		m.msg.Delay = 0 // as sent: no message timer; ExplicitZero is a request, not a value to show
 	}
 	if q.st != nil {
-		var until tick
-		if delay > 0 {
-			until = now + delay
-		}
-		q.putMessageLocked(q.batchLocked(), m, until, false)
+		q.putMessageLocked(q.batchLocked(), m, delay > 0, now+delay, false)
 	}
 	if delay > 0 {
 		q.setStateLocked(m, StateDelayed)

@@ -186,10 +186,8 @@ func (r *recovery) finish() error {
 		q.origins[m.seq] = &origin{messageID: s.messageID, sourceName: s.source, arrivedAt: m.sentAt}
 	}
 
-	var delayEnd tick // 0: none
-	if s.delayUntil != 0 {
-		delayEnd = q.tickOf(s.delayUntil)
-	}
+	// The store's 0 is no delay; a delay's end can be tick 0, this queue's first instant.
+	delayed, delayEnd := s.delayUntil != 0, q.tickOf(s.delayUntil)
 	// A visible message takes the state it had before it became visible, for makeVisibleLocked to put it
 	// where such a message goes: in flight for one received here, delayed for one never received.
 	// visibleAt is when it became visible, if it is.
@@ -201,9 +199,9 @@ func (r *recovery) finish() error {
 		if visibleAt > r.now {
 			due, visible = visibleAt, false
 		}
-	case delayEnd > r.now:
+	case delayed && delayEnd > r.now:
 		due, visible = delayEnd, false
-	case delayEnd != 0:
+	case delayed:
 		visibleAt = delayEnd
 	}
 	q.setStateLocked(m, state)

@@ -227,7 +227,7 @@ func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceived
 	q.makeVisibleLocked(m)
 	if q.st != nil {
 		q.commitLocked() // this queue's own records so far (a new sequence limit): before the message's
-		q.putMessageLocked(src.batchLocked(), m, 0, false)
+		q.putMessageLocked(src.batchLocked(), m, false, 0, false)
 		src.commitLocked()
 	}
 	q.unlock() // only what this queue expired meanwhile, which needs no sync
