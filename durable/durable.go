@@ -47,8 +47,8 @@
 // Open removes the directories it made.
 //
 // The write-ahead log is checked against the store's sync mark, the file fifoq-synced: after each sync of
-// the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync),
-// and Open refuses a store that recovers fewer records, naming the log: a live log deleted, emptied,
+// the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync;
+// WithSyncEvery syncs it, with how far the sync covered the log, see there), and Open refuses a store that recovers fewer records, naming the log: a live log deleted, emptied,
 // zero-filled, replaced or cut short while it held acknowledged writes (the logs as they were are kept in
 // the directory fifoq-refused-logs of the store, which the error names). The mark is written only after the
 // sync returned, so a crash leaves it no further than the log, and it has two checksummed slots, so a torn

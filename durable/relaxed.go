@@ -26,8 +26,10 @@ var ErrSyncInterval = errors.New("durable: the sync interval must be positive")
 //
 // After a power loss the disk may hold the log's unsynced end in part, later pages without earlier ones.
 // Pebble tells a torn log from a damaged one by the sync offsets it records, which this mode advances before
-// the disk has the data, so Open may then refuse the store with fifoq.ErrStoreCorrupt, naming the log,
-// rather than open it without its last moments.
+// the disk has the data. So the store's sync mark records, after each real sync, how far it covered the
+// log, and is synced too; Open cuts the log at its first damaged chunk past that offset, keeping a copy of
+// it in the store's directory fifoq-cut-logs and logging a warning, and opens the store with everything
+// up to the last real sync. Damage before the offset makes Open return fifoq.ErrStoreCorrupt, naming the log.
 func WithSyncEvery(interval time.Duration) Option {
 	return func(c *config) {
 		c.syncEvery = interval

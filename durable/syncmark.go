@@ -27,6 +27,10 @@ import (
 // has recovered the store, compares the number of the last record it recovered with the mark: fewer is
 // acknowledged changes lost, which Open refuses with fifoq.ErrStoreCorrupt, naming the log that held them.
 //
+// A store opened WithSyncEvery syncs the mark too, after each real sync (once per interval), and records
+// in it how far that sync covered the live log, so that Open can cut the log's torn unsynced end after a
+// power loss rather than refuse the store (relaxed.go; verify.go, cutTorn).
+//
 // The mark is written only after the sync returned, so it is never ahead of what the disk holds: after a
 // power loss it may be older than the last sync (its page was not written back), which weakens the check,
 // never makes it refuse a sound store. A torn write of it cannot be taken for damage either: it has two
