@@ -139,14 +139,24 @@ func TestPowerLossRelaxed(t *testing.T) {
 		require.Contains(t, logged, "level=WARN")
 	})
 
-	t.Run("synced part damaged", func(t *testing.T) {
-		t.Parallel()
-		image, log, synced, _, _ := crashed(t)
-		flip(t, log, synced-100) // in the last send of a, which the real sync covered
-		got, _, err := open(t, image)
-		require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d messages", len(got))
-		require.ErrorContains(t, err, log)
-		require.ErrorContains(t, err, fmt.Sprintf("synced up to offset %d", synced))
-		require.NoDirExists(t, filepath.Join(image, "fifoq-cut-logs"), "nothing cut")
-	})
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, log string, synced int64)
+	}{
+		// In the last send of a, which the real sync covered.
+		{"byte flipped", func(t *testing.T, log string, synced int64) { flip(t, log, synced-100) }},
+		{"cut short", func(t *testing.T, log string, synced int64) { cut(t, log, synced-100) }},
+		{"zeroed", func(t *testing.T, log string, synced int64) { zero(t, log, synced-100, synced+100) }},
+	} {
+		t.Run("synced part damaged: "+tc.name, func(t *testing.T) {
+			t.Parallel()
+			image, log, synced, _, _ := crashed(t)
+			tc.damage(t, log, synced)
+			got, _, err := open(t, image)
+			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %d messages", len(got))
+			require.ErrorContains(t, err, log)
+			require.ErrorContains(t, err, fmt.Sprintf("synced up to offset %d", synced))
+			require.NoDirExists(t, filepath.Join(image, "fifoq-cut-logs"), "nothing cut")
+		})
+	}
 }
