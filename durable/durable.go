@@ -47,8 +47,8 @@
 // Open removes the directories it made.
 //
 // The write-ahead log is checked against the store's sync mark, the file fifoq-synced: after each sync of
-// the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync),
-// and Open refuses a store that recovers fewer records, naming the log: a live log deleted, emptied,
+// the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync;
+// WithSyncEvery syncs it, with how far the sync covered the log, see there), and Open refuses a store that recovers fewer records, naming the log: a live log deleted, emptied,
 // zero-filled, replaced or cut short while it held acknowledged writes (the logs as they were are kept in
 // the directory fifoq-refused-logs of the store, which the error names). The mark is written only after the
 // sync returned, so a crash leaves it no further than the log, and it has two checksummed slots, so a torn
@@ -203,9 +203,20 @@ func openEngine(dir string, c config) (*engine, error) {
 	if err != nil {
 		return nil, openError(c.fs, dir, err)
 	}
-	manifest, err := verifyLogs(c.fs, dir)
-	mark, marked, merr := readMark(c.fs, dir)
-	err = cmp.Or(err, merr)
+	mark, marked, err := readMark(c.fs, dir)
+	var manifest string
+	var torn *logCut
+	if err == nil {
+		var m *markState // a relaxed store's last log may be cut (verify.go, cutTorn)
+		if marked && !c.noSyncMark {
+			m = &mark
+		}
+		manifest, torn, err = verifyLogs(c.fs, dir, m)
+	}
+	if torn != nil {
+		c.logger.Warn("durable: the write-ahead log's end, after its last sync, was torn (a power loss with WithSyncEvery): cut it there, dropping what followed",
+			"file", torn.path, "offset", torn.at, "synced", torn.synced, "dropped_bytes", torn.dropped, "copy", torn.copy)
+	}
 	if err == nil {
 		o := &pebble.Options{FS: c.fs}
 		o.EnsureDefaults()
@@ -337,10 +348,11 @@ type engine struct {
 	relaxed  *relaxedFS       // WithSyncEvery's
 
 	// run's own
-	merged   *pebble.Batch // a round's batches, as one
-	latency  time.Duration // a moving average of the time a synced round takes to write and sync
-	unsynced bool          // WithSyncEvery: a round was written since the last sync of the logs
-	applied  uint64        // the sequence number of the last record written (syncmark.go)
+	merged    *pebble.Batch // a round's batches, as one
+	latency   time.Duration // a moving average of the time a synced round takes to write and sync
+	unsynced  bool          // WithSyncEvery: a round was written since the last sync of the logs
+	applied   uint64        // the sequence number of the last record written (syncmark.go)
+	logSynced logSync       // WithSyncEvery: how far the last sync of the logs went, for the mark
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied
@@ -621,10 +633,12 @@ func (e *engine) syncLogs() {
 		return
 	}
 	start := time.Now()
-	if err := e.relaxed.syncLogs(); err != nil {
+	synced, err := e.relaxed.syncLogs()
+	if err != nil {
 		e.fail(fmt.Errorf("sync of the log: %w", err))
 		return
 	}
+	e.logSynced = synced
 	e.unsynced = false
 	e.synced(time.Since(start))
 }

@@ -3,8 +3,10 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -24,8 +26,10 @@ var ErrSyncInterval = errors.New("durable: the sync interval must be positive")
 //
 // After a power loss the disk may hold the log's unsynced end in part, later pages without earlier ones.
 // Pebble tells a torn log from a damaged one by the sync offsets it records, which this mode advances before
-// the disk has the data, so Open may then refuse the store with fifoq.ErrStoreCorrupt, naming the log,
-// rather than open it without its last moments.
+// the disk has the data. So the store's sync mark records, after each real sync, how far it covered the
+// log, and is synced too; Open cuts the log at its first damaged chunk past that offset, keeping a copy of
+// it in the store's directory fifoq-cut-logs and logging a warning, and opens the store with everything
+// up to the last real sync. Damage before the offset makes Open return fifoq.ErrStoreCorrupt, naming the log.
 func WithSyncEvery(interval time.Duration) Option {
 	return func(c *config) {
 		c.syncEvery = interval
@@ -54,7 +58,8 @@ func (fs *relaxedFS) wrap(name string, f vfs.File, err error) (vfs.File, error) 
 	if err != nil || !strings.HasSuffix(name, ".log") {
 		return f, err
 	}
-	rf := &relaxedFile{File: f, fs: fs}
+	num, _ := strconv.ParseUint(strings.TrimSuffix(name[strings.LastIndexAny(name, `/\`)+1:], ".log"), 10, 64)
+	rf := &relaxedFile{File: f, fs: fs, num: num}
 	fs.mu.Lock()
 	fs.logs[rf] = struct{}{}
 	fs.mu.Unlock()
@@ -78,22 +83,55 @@ func (fs *relaxedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWri
 
 func (fs *relaxedFS) Unwrap() vfs.FS { return fs.FS }
 
-// syncLogs syncs every open log for real.
-func (fs *relaxedFS) syncLogs() error {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	for f := range fs.logs {
-		if err := f.File.SyncData(); err != nil {
-			return err
-		}
-	}
-	return nil
+// A logSync is how far a sync of the logs synced the newest one: its number, and the bytes written to it
+// before the sync began, which the sync covered. Pebble writes a log in whole chunks, so that is the end
+// of one.
+type logSync struct {
+	num    uint64
+	offset int64
 }
 
-// relaxedFile is a write-ahead log of a relaxedFS: its syncs do nothing; its Close syncs.
+// syncLogs syncs every open log for real, and returns how far it synced the newest one.
+func (fs *relaxedFS) syncLogs() (logSync, error) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	var newest logSync
+	for f := range fs.logs {
+		written := f.written.Load()
+		if err := f.File.SyncData(); err != nil {
+			return logSync{}, err
+		}
+		if f.num >= newest.num {
+			newest = logSync{num: f.num, offset: written}
+		}
+	}
+	return newest, nil
+}
+
+// relaxedFile is a write-ahead log of a relaxedFS: its syncs do nothing; its Close syncs. It counts the
+// bytes written to it (Pebble writes a log from its start, a recycled one too), for the sync mark.
 type relaxedFile struct {
 	vfs.File
-	fs *relaxedFS
+	fs      *relaxedFS
+	num     uint64 // the log's number
+	written atomic.Int64
+}
+
+func (f *relaxedFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	f.written.Add(int64(n))
+	return n, err
+}
+
+func (f *relaxedFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.File.WriteAt(p, off)
+	for end := off + int64(n); ; {
+		w := f.written.Load()
+		if end <= w || f.written.CompareAndSwap(w, end) {
+			break
+		}
+	}
+	return n, err
 }
 
 func (f *relaxedFile) Sync() error     { return nil }

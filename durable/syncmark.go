@@ -27,18 +27,28 @@ import (
 // has recovered the store, compares the number of the last record it recovered with the mark: fewer is
 // acknowledged changes lost, which Open refuses with fifoq.ErrStoreCorrupt, naming the log that held them.
 //
+// A store opened WithSyncEvery syncs the mark too, after each real sync (once per interval), and records
+// in it how far that sync covered the live log, so that Open can cut the log's torn unsynced end after a
+// power loss rather than refuse the store (relaxed.go; verify.go, cutTorn).
+//
 // The mark is written only after the sync returned, so it is never ahead of what the disk holds: after a
 // power loss it may be older than the last sync (its page was not written back), which weakens the check,
 // never makes it refuse a sound store. A torn write of it cannot be taken for damage either: it has two
 // slots, written in turn, each with a checksum, and the newer slot that checks out counts.
 const syncMarkName = "fifoq-synced"
 
-// A slot of the mark: generation (8 bytes), sequence number (8), number of the log (8), CRC-32C of the
-// 24 bytes before it (4), 4 bytes of padding.
+// A slot of the mark: generation (8 bytes), sequence number (8), number of the log (8), the offset in that
+// log up to which it was synced (8; relaxed mode only), flags (4), CRC-32C of the 36 bytes before it (4).
 const (
-	markSlotSize = 32
+	markSlotSize = 40
 	markSlots    = 2
+	markCRCAt    = 36
 )
+
+// markRelaxed, a flag of a slot: the store was opened WithSyncEvery when the slot was written, so the sync
+// offsets in its log's chunks were written before the disk had the data, and the slot's offset says how far
+// the log was really synced (relaxed.go).
+const markRelaxed = 1
 
 // A syncMark is the open mark of a store.
 type syncMark struct {
@@ -48,13 +58,16 @@ type syncMark struct {
 	gen     uint64
 	seq     uint64         // the sequence number it records
 	lastLog *atomic.Uint64 // the number of the newest log, the engine's
+	relaxed bool           // WithSyncEvery: each slot is synced, and records the log's synced offset
 	buf     [markSlotSize]byte
 }
 
 // markState is what a mark records.
 type markState struct {
 	gen, seq, log uint64
-	logThere      bool // the log named existed before Pebble opened the store
+	offset        uint64 // with relaxed, how far the log numbered log was really synced
+	relaxed       bool   // written by a store opened WithSyncEvery
+	logThere      bool   // the log named existed before Pebble opened the store
 }
 
 var markCRC = crc32.MakeTable(crc32.Castagnoli)
@@ -73,10 +86,11 @@ func readMark(fs vfs.FS, dir string) (markState, bool, error) {
 	found := false
 	for i := 0; i+markSlotSize <= len(b) && i < markSlots*markSlotSize; i += markSlotSize {
 		s := b[i : i+markSlotSize]
-		if crc32.Checksum(s[:24], markCRC) != binary.LittleEndian.Uint32(s[24:]) {
+		if crc32.Checksum(s[:markCRCAt], markCRC) != binary.LittleEndian.Uint32(s[markCRCAt:]) {
 			continue // torn, or never written
 		}
-		m := markState{gen: binary.LittleEndian.Uint64(s), seq: binary.LittleEndian.Uint64(s[8:]), log: binary.LittleEndian.Uint64(s[16:])}
+		m := markState{gen: binary.LittleEndian.Uint64(s), seq: binary.LittleEndian.Uint64(s[8:]), log: binary.LittleEndian.Uint64(s[16:]),
+			offset: binary.LittleEndian.Uint64(s[24:]), relaxed: binary.LittleEndian.Uint32(s[32:])&markRelaxed != 0}
 		if !found || m.gen > best.gen {
 			best, found = m, true
 		}
@@ -88,15 +102,20 @@ func readMark(fs vfs.FS, dir string) (markState, bool, error) {
 	return best, found, nil
 }
 
-// openMark opens (or makes) the mark of the store in dir, recording seq.
-func openMark(fs vfs.FS, dir string, from markState, seq uint64, lastLog *atomic.Uint64) (*syncMark, error) {
+// openMark opens (or makes) the mark of the store in dir, recording seq. A relaxed store's mark is
+// written anew, naming the log Pebble opened with nothing of it synced, so that the mark of an earlier
+// mode or log does not stand for it.
+func openMark(fs vfs.FS, dir string, from markState, seq uint64, lastLog *atomic.Uint64, relaxed bool) (*syncMark, error) {
 	path := fs.PathJoin(dir, syncMarkName)
 	f, err := fs.OpenReadWrite(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return nil, fmt.Errorf("durable: %s: %w", path, err)
 	}
-	m := &syncMark{path: path, f: f, gen: from.gen, seq: from.seq, lastLog: lastLog}
-	if err := m.write(max(seq, from.seq)); err != nil {
+	m := &syncMark{path: path, f: f, gen: from.gen, seq: from.seq, lastLog: lastLog, relaxed: relaxed}
+	if relaxed {
+		m.seq = 0 // write it
+	}
+	if err := m.write(max(seq, from.seq), lastLog.Load(), 0); err != nil {
 		_ = f.Close()
 		return nil, err
 	}
@@ -107,8 +126,9 @@ func openMark(fs vfs.FS, dir string, from markState, seq uint64, lastLog *atomic
 	return m, nil
 }
 
-// write records seq in the next slot.
-func (m *syncMark) write(seq uint64) error {
+// write records seq, and the log numbered log, in the next slot; for a relaxed store, with how far that
+// log was synced (offset), and synced, so that Open can trust the offset after a power loss (relaxed.go).
+func (m *syncMark) write(seq, log, offset uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if seq <= m.seq && m.gen > 0 {
@@ -117,12 +137,27 @@ func (m *syncMark) write(seq uint64) error {
 	m.gen++
 	m.seq = seq
 	b := m.buf[:]
+	var flags uint32
+	if m.relaxed {
+		flags = markRelaxed
+	} else {
+		offset = 0
+	}
 	binary.LittleEndian.PutUint64(b, m.gen)
 	binary.LittleEndian.PutUint64(b[8:], seq)
-	binary.LittleEndian.PutUint64(b[16:], m.lastLog.Load())
-	binary.LittleEndian.PutUint32(b[24:], crc32.Checksum(b[:24], markCRC))
+	binary.LittleEndian.PutUint64(b[16:], log)
+	binary.LittleEndian.PutUint64(b[24:], offset)
+	binary.LittleEndian.PutUint32(b[32:], flags)
+	binary.LittleEndian.PutUint32(b[markCRCAt:], crc32.Checksum(b[:markCRCAt], markCRC))
 	if _, err := m.f.WriteAt(b, int64(m.gen%markSlots)*markSlotSize); err != nil {
 		return fmt.Errorf("durable: %s: %w", m.path, err)
+	}
+	if m.relaxed {
+		// One sync per interval, not per acknowledgement: the offset must not be lost with the power, or
+		// Open would take a synced part of the log for its unsynced end.
+		if err := m.f.SyncData(); err != nil {
+			return fmt.Errorf("durable: %s: %w", m.path, err)
+		}
 	}
 	return nil
 }
@@ -135,7 +170,11 @@ func (e *engine) markSynced(seq uint64) {
 	if e.mark == nil {
 		return
 	}
-	if err := e.mark.write(seq); err != nil {
+	log, offset := e.lastLog.Load(), uint64(0)
+	if e.relaxed != nil {
+		log, offset = e.logSynced.num, uint64(e.logSynced.offset)
+	}
+	if err := e.mark.write(seq, log, offset); err != nil {
 		// The sync succeeded: the changes are durable. The mark only lags, which weakens the check.
 		e.log.Warn("durable: the sync mark could not be written", "file", e.mark.path, "error", err.Error())
 	}
@@ -187,7 +226,7 @@ func (e *engine) checkMark(fs vfs.FS, from markState, found, keep bool) error {
 	if !keep {
 		return nil
 	}
-	m, err := openMark(fs, e.dir, from, got, &e.lastLog)
+	m, err := openMark(fs, e.dir, from, got, &e.lastLog, e.relaxed != nil)
 	if err != nil {
 		return err
 	}

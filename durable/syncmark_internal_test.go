@@ -11,7 +11,7 @@ import (
 // against the sync it follows (BenchmarkSyncMark).
 func BenchmarkSyncMarkWrite(b *testing.B) {
 	var last atomic.Uint64
-	m, err := openMark(vfs.Default, b.TempDir(), markState{}, 1, &last)
+	m, err := openMark(vfs.Default, b.TempDir(), markState{}, 1, &last, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func BenchmarkSyncMarkWrite(b *testing.B) {
 	seq := uint64(1)
 	for b.Loop() {
 		seq++
-		if err := m.write(seq); err != nil {
+		if err := m.write(seq, 1, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -167,36 +167,48 @@ func proofAfter(b []byte, bad int, proves func(chunk) bool) bool {
 }
 
 // verifyLogs checks the store's MANIFEST and its last write-ahead log, if dir holds a store. It returns
-// the MANIFEST's path if the directory holds table files too.
-func verifyLogs(fs vfs.FS, dir string) (manifestWithTables string, err error) {
+// the MANIFEST's path if the directory holds table files too. mark is the store's sync mark, if it has
+// one: a relaxed store's last log may be cut (cutTorn), which it reports.
+func verifyLogs(fs vfs.FS, dir string, mark *markState) (manifestWithTables string, cut *logCut, err error) {
 	manifest, err := atomicfs.ReadMarker(fs, dir, "manifest")
 	if err != nil || manifest == "" {
-		return "", nil // no store, or one that Pebble refuses itself
+		return "", nil, nil // no store, or one that Pebble refuses itself
 	}
 	manifest = fs.PathJoin(dir, manifest)
 	if err := verifyManifest(fs, manifest); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	names, err := fs.List(dir)
 	if err != nil {
-		return "", nil
+		return "", nil, nil
 	}
 	tables := false
 	var last string
-	var lastNum uint32
+	var lastNum uint64
 	for _, n := range names {
 		tables = tables || strings.HasSuffix(n, ".sst")
-		if num, ok := logNumber(n); ok && (last == "" || num > lastNum) {
-			last, lastNum = n, num
+		if _, ok := logNumber(n); ok {
+			if num, _ := strconv.ParseUint(strings.TrimSuffix(n, ".log"), 10, 64); last == "" || num > lastNum {
+				last, lastNum = n, num
+			}
 		}
 	}
 	if !tables {
 		manifest = ""
 	}
 	if last == "" {
-		return manifest, nil
+		return manifest, nil, nil
 	}
-	return manifest, verifyLastLog(fs, fs.PathJoin(dir, last), lastNum)
+	path := fs.PathJoin(dir, last)
+	if mark != nil && mark.relaxed && mark.log <= lastNum {
+		synced := uint64(0) // a log newer than the mark's: the last real sync covered none of it
+		if mark.log == lastNum {
+			synced = mark.offset
+		}
+		cut, err := cutTorn(fs, dir, path, uint32(lastNum), synced)
+		return manifest, cut, err
+	}
+	return manifest, nil, verifyLastLog(fs, path, uint32(lastNum))
 }
 
 // logNumber returns the number of a write-ahead log from its file name, such as 000012.log; Pebble writes
@@ -271,6 +283,104 @@ func verifyLastLog(fs vfs.FS, path string, logNum uint32) error {
 			fifoq.ErrStoreCorrupt, path, bad)
 	}
 	return nil
+}
+
+// A logCut is a relaxed store's last log cut at Open (cutTorn).
+type logCut struct {
+	path    string // the log
+	at      int    // where it was cut: its first damaged chunk
+	synced  uint64 // how far it had been synced, as the sync mark says
+	dropped int    // the bytes cut off
+	copy    string // the log as it was
+}
+
+// cutLogs is the directory of a store where Open keeps a copy of a log it cut (cutTorn).
+const cutLogs = "fifoq-cut-logs"
+
+// cutTorn checks the last write-ahead log of a store opened WithSyncEvery, given how far the sync mark
+// says it was really synced, and cuts off its end after a power loss tore it: what Pebble would refuse.
+//
+// Such a store writes its records to the log without syncing it, and syncs it every interval, so a power
+// loss can leave the log's unsynced end in part: a later block on the disk, an earlier one not. Pebble
+// takes that for damage, since the later block's chunks record a sync beyond the hole: the sync that the
+// relaxed mode let return without syncing (relaxedFS). The mark records the offset the last real sync
+// covered, and is synced itself; a damaged chunk before that offset is damage, refused as by default. A
+// damaged chunk after it, with a later chunk that claims a sync beyond it, is the torn unsynced end: the
+// log is cut at the damaged chunk, losing only what the last real sync had not covered, after a copy of it
+// as it was is kept in the directory cutLogs. A log whose damaged chunk has no such chunk after it is left
+// to Pebble, which stops there as at any torn end.
+func cutTorn(fs vfs.FS, dir, path string, logNum uint32, synced uint64) (*logCut, error) {
+	b, err := readFile(fs, path)
+	if err != nil {
+		return nil, nil
+	}
+	bad := firstBad(b, logNum)
+	if uint64(bad) < synced {
+		return nil, fmt.Errorf("%w: %s: the record at offset %d is damaged, and the log had been synced up to offset %d (%s says so)",
+			fifoq.ErrStoreCorrupt, path, bad, synced, syncMarkName)
+	}
+	if bad == len(b) || endMark(b, bad, logNum) {
+		return nil, nil
+	}
+	proves := func(c chunk) bool {
+		return c.typ >= chunkSync && c.logNum == logNum && c.syncedOffset > uint64(bad)
+	}
+	if !proofAfter(b, bad, proves) {
+		return nil, nil // a torn end that Pebble passes over itself
+	}
+	c := &logCut{path: path, at: bad, synced: synced, dropped: len(b) - bad}
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	keep := fs.PathJoin(dir, cutLogs)
+	c.copy = fs.PathJoin(keep, base)
+	tmp := fs.PathJoin(keep, base+".cut")
+	fail := func(err error) (*logCut, error) {
+		return nil, fmt.Errorf("durable: %s: cutting the log's torn end at offset %d: %w", path, bad, err)
+	}
+	if err := fs.MkdirAll(keep, 0o755); err != nil {
+		return fail(err)
+	}
+	if err := writeSynced(fs, c.copy, b); err != nil {
+		return fail(err)
+	}
+	if err := writeSynced(fs, tmp, b[:bad]); err != nil {
+		return fail(err)
+	}
+	if err := fs.Rename(tmp, path); err != nil {
+		return fail(err)
+	}
+	if err := syncDir(fs, dir); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// writeSynced writes b to a new file at path, and syncs it.
+func writeSynced(fs vfs.FS, path string, b []byte) error {
+	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir syncs the directory dir, so that a rename in it is durable.
+func syncDir(fs vfs.FS, dir string) error {
+	d, err := fs.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func readFile(fs vfs.FS, path string) ([]byte, error) {
