@@ -14,30 +14,11 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
+	"github.com/fifoq/fifoq/internal/testdisk"
 )
 
 // Faults met as a store opens (issue 16, items 1 and 4): a full disk, damaged or missing files. Each is
 // refused at once with one line that names the cause and the file.
-
-// smallDisk mounts a tmpfs of size bytes on a new directory and returns it, unmounted at the test's end;
-// the test is skipped, with the reason, where that cannot be done (not root, no mount command).
-func smallDisk(t *testing.T, size int) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("a full disk needs a small tmpfs, which only root can mount")
-	}
-	dir := t.TempDir()
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput()
-	if err != nil {
-		t.Skipf("mount -t tmpfs: %v: %s", err, out)
-	}
-	t.Cleanup(func() { // lazily: a Pebble that a failed Open left behind holds files
-		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
 
 // fill writes a file in dir until the disk is full, and returns its path.
 func fill(t *testing.T, dir string) string {
@@ -62,7 +43,7 @@ func fill(t *testing.T, dir string) string {
 // Without the fix the test hangs, until go test's -timeout.
 func TestOpenDiskFull(t *testing.T) {
 	t.Parallel()
-	disk := smallDisk(t, 1<<20)
+	disk := testdisk.Small(t, 1<<20)
 	dir := filepath.Join(disk, "store")
 	st := openStore(t, dir)
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
@@ -96,7 +77,7 @@ func TestOpenDiskFull(t *testing.T) {
 // start leaves nothing behind. A directory that was there before is left.
 func TestOpenNewDirDiskFull(t *testing.T) {
 	t.Parallel()
-	disk := smallDisk(t, 64<<10)
+	disk := testdisk.Small(t, 64<<10)
 	fill(t, disk)
 	dir := filepath.Join(disk, "a", "b")
 	_, err := durable.Open(dir, durable.WithLogger(quiet))
@@ -118,7 +99,7 @@ func TestOpenNewDirDiskFull(t *testing.T) {
 // every permission check, so the test makes the directory read-only by mounting it so where it can.)
 func TestOpenReadOnlyDisk(t *testing.T) {
 	t.Parallel()
-	disk := smallDisk(t, 1<<20)
+	disk := testdisk.Small(t, 1<<20)
 	dir := filepath.Join(disk, "store")
 	st := openStore(t, dir)
 	send(t, openQueue(t, st, fifoq.NewManualClock(t0), "q"), "a")

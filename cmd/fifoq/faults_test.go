@@ -19,6 +19,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
+	"github.com/fifoq/fifoq/internal/testdisk"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -26,26 +27,6 @@ import (
 // 1, and one line on stderr that names the cause and the file, with no stack and no module path. Each
 // test runs the command as a process, and waits for it to exit on its own: a start that hangs fails the
 // test at go test's -timeout.
-
-// smallDisk mounts a tmpfs of size bytes on a new directory and returns it; the test is skipped, with the
-// reason, where that cannot be done.
-func smallDisk(t *testing.T, size int) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("a full disk needs a small tmpfs, which only root can mount")
-	}
-	dir := t.TempDir()
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d", size), "tmpfs", dir).CombinedOutput()
-	if err != nil {
-		t.Skipf("mount -t tmpfs: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
 
 // makeStore makes the store of a server in dir with the queue "q" holding n messages of 1 KB, as "serve
 // --data-dir" would, with memtables of memTable bytes (small ones put the messages in table files), and
@@ -98,7 +79,7 @@ func failStart(t *testing.T, dir string, args ...string) string {
 // names ENOSPC and the table file; given room, it starts with every message.
 func TestServeDiskFullStart(t *testing.T) {
 	t.Parallel()
-	disk := smallDisk(t, 1<<20)
+	disk := testdisk.Small(t, 1<<20)
 	dir := filepath.Join(disk, "data")
 	makeStore(t, dir, 100, 4<<20)
 	filler := filepath.Join(disk, "fill")
