@@ -41,7 +41,8 @@ func mtCall(t *testing.T, s *sqsapi.Server, action string, in map[string]any) ma
 func mtList(t *testing.T, s *sqsapi.Server) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, r := range mtCall(t, s, "ListMessageMoveTasks", map[string]any{"SourceArn": mtARN("dlq"), "MaxResults": 10})["Results"].([]any) {
+	results, _ := mtCall(t, s, "ListMessageMoveTasks", map[string]any{"SourceArn": mtARN("dlq"), "MaxResults": 10})["Results"].([]any)
+	for _, r := range results {
 		out = append(out, r.(map[string]any))
 	}
 	return out

@@ -41,7 +41,7 @@ func (s *Server) StartMoveTask(ctx context.Context, source, destination string, 
 	}
 	out, err := startMessageMoveTask(s, &call{ctx: ctx}, in)
 	if err != nil {
-		return "", s.goErr(source, err)
+		return "", goErr("sqsapi: move task of "+source, err)
 	}
 	return string(out.(taskHandleOutput)), nil
 }
@@ -64,7 +64,7 @@ func (s *Server) CancelMoveTask(ctx context.Context, handle string) error {
 		return &goError{fmt.Sprintf("sqsapi: cancel move task: no task of handle %q", handle), fifoq.ErrInvalidMoveTask}
 	}
 	if _, err := cancelMessageMoveTask(s, &call{ctx: ctx}, &cancelMoveTaskInput{TaskHandle: handle}); err != nil {
-		return s.goErr("the task of handle "+handle, err)
+		return goErr("sqsapi: cancel move task "+handle, err)
 	}
 	return t.task.Wait(ctx) // done already on a server made with Open
 }
@@ -99,15 +99,15 @@ func (s *Server) queueNamed(name string) *queueState {
 	return s.lookup(ns, name)
 }
 
-// goErr returns the error of a Go method for the refusal err of a move task action on what: a refusal by
-// fifoq keeps its error, another refusal of a parameter matches fifoq.ErrInvalidMoveTask, and the others
+// goErr returns the error of a Go method for the refusal err of a move task action, after prefix: a refusal
+// by fifoq keeps its error, another refusal of a parameter matches fifoq.ErrInvalidMoveTask, and the others
 // (a failed store, an ended context) are returned as they are.
-func (s *Server) goErr(what string, err error) error {
+func goErr(prefix string, err error) error {
 	if r, ok := err.(*refusal); ok {
-		return fmt.Errorf("sqsapi: move task of %s: %w", what, r)
+		return fmt.Errorf("%s: %w", prefix, r)
 	}
 	if ae, ok := err.(*apiError); ok && ae.status < 500 {
-		return &goError{"sqsapi: move task of " + what + ": " + ae.message, fifoq.ErrInvalidMoveTask}
+		return &goError{prefix + ": " + ae.message, fifoq.ErrInvalidMoveTask}
 	}
 	return err
 }
