@@ -174,10 +174,11 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 		if errors.Is(terr, fifoq.ErrInvalidMoveTask) && dest != nil {
 			return nil, &refusal{invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue."), terr}
 		}
-		if ae := coreError(terr, errCtx{queue: src.q}); ae.status < 500 {
-			return nil, &refusal{ae, terr}
+		ae := coreError(terr, errCtx{queue: src.q})
+		if ae.status < 500 {
+			return nil, &refusal{ae, terr} // fifoq's error kept for the Go methods (console.go)
 		}
-		return nil, coreError(terr, errCtx{queue: src.q})
+		return nil, ae
 	}
 	t.task = task
 	src.mu.Lock()
