@@ -222,6 +222,14 @@ func prepareRedrive(h *Handler, n named, f url.Values) (string, func(context.Con
 		pace = fmt.Sprintf("at %d a second", rate)
 	}
 	what := fmt.Sprintf("Move the %d visible messages of %s %s, %s.", n.Q.Stats().Visible, n.Name, where, pace)
+	if h.owner != nil {
+		return what, func(ctx context.Context) (string, error) {
+			if _, err := h.owner.StartMoveTask(ctx, n.Name, f.Get("dest"), rate); err != nil {
+				return "", err
+			}
+			return "redrive", nil
+		}, nil
+	}
 	return what, func(ctx context.Context) (string, error) {
 		t, err := n.Q.StartMoveTask(ctx, dest, rate)
 		if err != nil {
@@ -237,8 +245,21 @@ func prepareRedrive(h *Handler, n named, f url.Values) (string, func(context.Con
 // errNoConsoleTask: the console cancels only the redrives it started.
 var errNoConsoleTask = errors.New("no redrive started by this console to cancel")
 
-func prepareCancel(h *Handler, n named, _ url.Values) (string, func(context.Context) (string, error), error) {
+func prepareCancel(h *Handler, n named, f url.Values) (string, func(context.Context) (string, error), error) {
 	what := fmt.Sprintf("Cancel the redrive of %s; the messages it moved stay moved.", n.Name)
+	if h.owner != nil {
+		handle := f.Get("task")
+		if handle == "" {
+			return "", nil, fmt.Errorf("%w: no redrive handle given to cancel", errBadForm)
+		}
+		return what, func(ctx context.Context) (string, error) {
+			// The handle must name the redrive of this queue, the one the confirmation page spoke of.
+			if running := h.owner.RunningMoveTask(n.Name); running != handle {
+				return "", fmt.Errorf("%w: %q is not the running redrive of %s", fifoq.ErrMoveTaskNotRunning, handle, n.Name)
+			}
+			return "cancel", h.owner.CancelMoveTask(ctx, handle)
+		}, nil
+	}
 	return what, func(context.Context) (string, error) {
 		h.mu.Lock()
 		t := h.tasks[n.Q]

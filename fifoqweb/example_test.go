@@ -1,10 +1,14 @@
 package fifoqweb_test
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"time"
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/fifoqweb"
@@ -57,4 +61,49 @@ func ExampleNew_sqsapi() {
 	resp.Body.Close()
 	fmt.Println(resp.Status)
 	// Output: 403 Forbidden
+}
+
+// A console that hands its redrives to the SQS server whose queues it shows: a redrive started in it is one
+// of the server's move tasks, which ListMessageMoveTasks lists and CancelMessageMoveTask cancels, and it
+// offers to cancel a redrive started through the API. (The manual clock keeps the redrive, at 1 message a
+// second, running.)
+func ExampleWithMoveTasks() {
+	ctx := context.Background()
+	server := sqsapi.NewServer(sqsapi.WithClock(fifoq.NewManualClock(time.Now())))
+	dlq, err := server.CreateQueue("orders-dlq", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	policy := `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:orders-dlq","maxReceiveCount":3}`
+	if _, err := server.CreateQueue("orders", map[string]string{"RedrivePolicy": policy}); err != nil {
+		log.Fatal(err)
+	}
+	for range 3 {
+		if _, err := dlq.Send(ctx, fifoq.Message{Body: "failed"}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	console := fifoqweb.New(server.NamedQueues, fifoqweb.WithMoveTasks(server))
+
+	// A redrive started by the server, as StartMessageMoveTask starts one.
+	handle, err := server.StartMoveTask(ctx, "orders-dlq", "orders", 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(console)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/queue?q=orders-dlq")
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println("the console offers to cancel it:", strings.Contains(string(page), "Cancel redrive"))
+	if err := server.CancelMoveTask(ctx, handle); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(dlq.MoveTasks()[0].State)
+	// Output:
+	// the console offers to cancel it: true
+	// CANCELLED
 }

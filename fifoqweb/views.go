@@ -266,6 +266,7 @@ type queueView struct {
 	IsDLQ        bool
 	Tasks        []string
 	CanCancel    bool
+	TaskHandle   string   // of the running redrive to cancel, with WithMoveTasks
 	Destinations []string // queues a redrive can move messages to
 	Blocked      []blockedView
 	Messages     []msgView
@@ -368,11 +369,16 @@ func (h *Handler) queuePage(w http.ResponseWriter, r *http.Request) {
 	for _, t := range n.Q.MoveTasks() {
 		v.Tasks = append(v.Tasks, taskSummary(t)+", started "+timeOf(t.StartedAt, now).Rel)
 	}
-	h.mu.Lock()
-	if t := h.tasks[n.Q]; t != nil && t.Status().State == fifoq.MoveTaskRunning {
-		v.CanCancel = true
+	if h.owner != nil {
+		v.TaskHandle = h.owner.RunningMoveTask(n.Name)
+		v.CanCancel = v.TaskHandle != ""
+	} else {
+		h.mu.Lock()
+		if t := h.tasks[n.Q]; t != nil && t.Status().State == fifoq.MoveTaskRunning {
+			v.CanCancel = true
+		}
+		h.mu.Unlock()
 	}
-	h.mu.Unlock()
 	for _, x := range qs {
 		if x.Q != n.Q && x.Q.FIFO() == n.Q.FIFO() {
 			v.Destinations = append(v.Destinations, x.Name)

@@ -33,6 +33,7 @@ type Handler struct {
 	mux      *http.ServeMux
 	guard    http.Handler
 	pages    *template.Template
+	owner    MoveTasks // nil: the console runs its redrives itself
 
 	mu    sync.Mutex               // guards the fields below
 	rates map[*fifoq.Queue]*sample // the counters of each queue at the last look, for its rates
@@ -50,6 +51,24 @@ func WithReadOnly(on bool) Option { return func(h *Handler) { h.readOnly = on } 
 // Request Entity Too Large before any change. Defaults to 1 MiB and 64 KiB: a message of SQS's largest size
 // and its attributes, form-encoded.
 func WithMaxRequestBytes(n int64) Option { return func(h *Handler) { h.maxBody = n } }
+
+// MoveTasks is the owner of the console's queues' redrives: a server that runs, lists and keeps them, such
+// as an sqsapi server. Queues are named as the console names them.
+type MoveTasks interface {
+	// StartMoveTask starts a redrive of the dead-letter queue source to destination ("" for back to the
+	// messages' sources), at rate messages a second (0: as fast as possible), and returns its handle.
+	StartMoveTask(ctx context.Context, source, destination string, rate int) (handle string, err error)
+	// CancelMoveTask cancels the running redrive of that handle.
+	CancelMoveTask(ctx context.Context, handle string) error
+	// RunningMoveTask returns the handle of the running redrive of the queue source, or "" when none runs.
+	RunningMoveTask(source string) (handle string)
+}
+
+// WithMoveTasks makes the console start and cancel redrives through m instead of the queues' own
+// StartMoveTask: a redrive it starts is then m's, as one started by m's own API is, and the console cancels
+// the running redrive of any queue, whoever started it. [Handler.Close] leaves m's redrives running. For
+// the queues of an sqsapi server, m is the server.
+func WithMoveTasks(m MoveTasks) Option { return func(h *Handler) { h.owner = m } }
 
 // Queues returns a source of queues for [New] that always gives qs, each under its own name.
 func Queues(qs ...*fifoq.Queue) func() map[string]*fifoq.Queue {

@@ -172,9 +172,13 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	}
 	if terr != nil {
 		if errors.Is(terr, fifoq.ErrInvalidMoveTask) && dest != nil {
-			return nil, invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue.")
+			return nil, &refusal{invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue."), terr}
 		}
-		return nil, coreError(terr, errCtx{queue: src.q})
+		ae := coreError(terr, errCtx{queue: src.q})
+		if ae.status < 500 {
+			return nil, &refusal{ae, terr} // fifoq's error kept for the Go methods (console.go)
+		}
+		return nil, ae
 	}
 	t.task = task
 	src.mu.Lock()
@@ -236,7 +240,7 @@ func cancelMessageMoveTask(s *Server, c *call, in *cancelMoveTaskInput) (output,
 	}
 	if err := t.task.Cancel(); err != nil {
 		if errors.Is(err, fifoq.ErrMoveTaskNotRunning) {
-			return nil, newError(codeInvalidParameterValue, "Only tasks in status RUNNING can be cancelled.")
+			return nil, &refusal{newError(codeInvalidParameterValue, "Only tasks in status RUNNING can be cancelled."), err}
 		}
 		return nil, coreError(err, errCtx{queue: t.source.q})
 	}

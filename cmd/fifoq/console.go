@@ -10,8 +10,8 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/fifoqweb"
+	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // checkConsole accepts the console flags of cfg: a --console-addr beyond loopback needs --allow-remote, and
@@ -34,11 +34,11 @@ func checkConsole(cfg serveConfig) error {
 	return nil
 }
 
-// startConsole serves the web console of the queues on cfg.consoleAddr, if given, until stop is called (at
-// most cfg.shutdownTimeout later it closes the connections left, then ends the redrives the console
-// started), and returns its URL ("" for none). With
+// startConsole serves the web console of api's queues on cfg.consoleAddr, if given, until stop is called
+// (at most cfg.shutdownTimeout later it closes the connections left), and returns its URL ("" for none).
+// Its redrives are api's move tasks, as those of StartMessageMoveTask are. With
 // credentials, every request needs an HTTP basic login: an access key id and its secret.
-func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, queues func() map[string]*fifoq.Queue,
+func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, api *sqsapi.Server,
 	logger *slog.Logger) (url string, stop func(), err error) {
 	if cfg.consoleAddr == "" {
 		return "", func() {}, nil
@@ -47,7 +47,7 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, qu
 	if err != nil {
 		return "", nil, fmt.Errorf("--console-addr: %w", err)
 	}
-	console := fifoqweb.New(queues, fifoqweb.WithReadOnly(cfg.consoleReadOnly))
+	console := fifoqweb.New(api.NamedQueues, fifoqweb.WithReadOnly(cfg.consoleReadOnly), fifoqweb.WithMoveTasks(api))
 	var h http.Handler = console
 	if cfg.credentials != nil {
 		h = basicAuth(maps.Clone(cfg.credentials), h)
@@ -78,7 +78,8 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, qu
 			srv.Close()
 		}
 		<-done
-		// Before the store closes: the redrives the console started end, as the server's own do.
+		// The console's redrives are the server's: Close leaves them to the server, which halts them at its
+		// own Close and, on a store, resumes them when it is opened again.
 		if cerr := console.Close(); cerr != nil {
 			logger.Error("ending the console's redrives", "error", cerr)
 		}

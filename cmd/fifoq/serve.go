@@ -138,7 +138,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		})
 	}
 
-	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api.NamedQueues, logger)
+	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger)
 	if err != nil {
 		ln.Close()
 		if o.metrics != nil {
