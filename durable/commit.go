@@ -1,0 +1,291 @@
+package durable
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/fifoq/fifoq/internal/store"
+)
+
+// A round is the batches that one sync makes durable; its Ticket waits for them. run makes rounds, so their
+// channel is made outside any synctest bubble.
+type round struct {
+	done    chan struct{}
+	err     error
+	sync    bool // a batch of the round asks for a sync
+	waiters int  // the commits of the round that asked for a sync
+	want    int  // run waits for so many waiters before it starts the round (gather), or 0
+}
+
+func newRound() *round { return &round{done: make(chan struct{})} }
+
+func (r *round) Wait() error {
+	<-r.done
+	return r.err
+}
+
+type batch struct{ pb *pebble.Batch }
+
+func (b *batch) Set(key, value []byte)     { _ = b.pb.Set(key, value, nil) }
+func (b *batch) Delete(key []byte)         { _ = b.pb.Delete(key, nil) }
+func (b *batch) SingleDelete(key []byte)   { _ = b.pb.SingleDelete(key, nil) }
+func (b *batch) DeleteRange(lo, hi []byte) { _ = b.pb.DeleteRange(lo, hi, nil) }
+func (b *batch) Len() int                  { return int(b.pb.Count()) }
+
+func (e *engine) NewBatch() store.Batch { return e.pool.Get().(*batch) }
+
+func (e *engine) release(b *batch) {
+	b.pb.Reset()
+	e.pool.Put(b)
+}
+
+// Commit queues b for run and returns the round it belongs to.
+func (e *engine) Commit(sb store.Batch, sync bool) (store.Ticket, error) {
+	b := sb.(*batch)
+	r, err := e.enqueue(item{b: b}, sync)
+	if err != nil {
+		e.release(b)
+		return nil, err
+	}
+	if !sync {
+		return nil, nil
+	}
+	return r, nil
+}
+
+func (e *engine) enqueue(it item, sync bool) (*round, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, store.ErrClosed
+	}
+	if e.broken != nil {
+		return nil, e.broken
+	}
+	e.queue = append(e.queue, it)
+	r := e.round
+	if sync {
+		r.sync = true
+		r.waiters++
+		if r.waiters == r.want {
+			select {
+			case e.full <- struct{}{}:
+			default:
+			}
+		}
+	}
+	if len(e.queue) == 1 {
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
+	}
+	return r, nil
+}
+
+// maxGather bounds how long a round waits for its callers (gather), whatever the disk.
+const maxGather = 10 * time.Millisecond
+
+// run applies the queued batches round by round until Close; with WithSyncEvery, it syncs the logs every
+// interval too.
+func (e *engine) run() {
+	defer close(e.exited)
+	tick := e.ticks
+	if e.every > 0 && tick == nil {
+		t := time.NewTicker(e.every)
+		defer t.Stop()
+		tick = t.C
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var items []item
+	for {
+		select {
+		case <-e.wake:
+		case <-tick:
+			e.syncLogs()
+			continue
+		}
+		e.gather(timer)
+		e.mu.Lock()
+		items, e.queue = e.queue, items[:0]
+		r := e.round
+		if len(items) > 0 {
+			e.round = newRound()
+		}
+		closing := e.closed
+		e.mu.Unlock()
+		if len(items) > 0 {
+			r.err = e.apply(items, r.sync || closing)
+			e.expect(r.waiters)
+			close(r.done)
+			clear(items)
+		}
+		if closing {
+			e.syncLogs()
+			e.mu.Lock()
+			e.round.err = store.ErrClosed
+			close(e.round.done)
+			e.mu.Unlock()
+			return
+		}
+	}
+}
+
+// expect sets how many commits that wait for a sync the next round should gather (gather), as a round
+// ends, before it wakes its waiters: those that arrived while it was written and synced, and the round's
+// own waiters, who may come back.
+func (e *engine) expect(waiters int) {
+	if e.every > 0 || waiters == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	select {
+	case <-e.full: // a signal of an earlier round, which did not wait for it
+	default:
+	}
+	e.round.want = e.round.waiters + waiters
+}
+
+// gather waits, before a round starts, for the callers that the last round woke to commit again: a round
+// that started at once would leave them to the next one, so that callers would take turns, each sync
+// carrying half of them. It waits until the round holds the commits that expect asked for, or for half the
+// time a synced round takes (its moving average, at most maxGather), whichever comes first: a caller that
+// does not come back costs a round half a sync's time at most. With WithSyncEvery, whose rounds do not
+// wait for the disk, it does not wait.
+func (e *engine) gather(timer *time.Timer) {
+	window := min(e.latency/2, maxGather)
+	if window <= 0 {
+		return
+	}
+	e.mu.Lock()
+	r := e.round
+	wait := !e.closed && len(e.queue) > 0 && r.want > 0 && r.waiters < r.want
+	e.mu.Unlock()
+	if !wait {
+		return
+	}
+	timer.Reset(window)
+	select {
+	case <-e.full:
+	case <-timer.C:
+	}
+	timer.Stop()
+}
+
+// apply writes a round's batches to Pebble, in order, as one batch, with a sync when the round asks for
+// one, and starts its scans after the batches committed before them.
+func (e *engine) apply(items []item, sync bool) error {
+	e.mu.Lock()
+	err := e.broken
+	e.mu.Unlock()
+	failed := err != nil
+	start := time.Now()
+	var buf [16]*batch // a round's batches are few
+	pending := buf[:0]
+	wrote := false
+	for _, it := range items {
+		switch {
+		case it.b != nil:
+			if err == nil && it.b.pb.Count() > 0 {
+				pending = append(pending, it.b)
+				continue // released once written
+			}
+			e.release(it.b)
+		case it.scan != nil && err == nil:
+			err = e.write(pending, pebble.NoSync, &wrote)
+			for _, b := range pending {
+				e.release(b)
+			}
+			pending = pending[:0]
+			if err == nil {
+				e.startScan(it.scan)
+			}
+		}
+	}
+	opts := pebble.NoSync
+	if sync {
+		opts = pebble.Sync
+	}
+	if err == nil {
+		err = e.write(pending, opts, &wrote)
+		if err == nil && sync && !wrote {
+			err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
+		}
+	}
+	for _, b := range pending {
+		e.release(b)
+	}
+	switch {
+	case err == nil && sync && e.every == 0:
+		e.synced(time.Since(start))
+	case err == nil && wrote:
+		e.unsynced = true
+	case err != nil && !failed:
+		e.fail(err)
+		e.mu.Lock()
+		err = e.broken
+		e.mu.Unlock()
+	}
+	return err
+}
+
+// write applies batches to Pebble as one write, with opts, and marks wrote when it wrote something. With
+// WithSyncEvery, a sync writes the log to the operating system without syncing it (relaxedFS).
+func (e *engine) write(batches []*batch, opts *pebble.WriteOptions, wrote *bool) error {
+	var pb *pebble.Batch
+	switch len(batches) {
+	case 0:
+		return nil
+	case 1:
+		pb = batches[0].pb
+	default:
+		if e.merged == nil {
+			e.merged = e.db.NewBatch()
+		}
+		pb = e.merged
+		defer pb.Reset()
+		for _, b := range batches {
+			if err := pb.Apply(b.pb, nil); err != nil {
+				return err
+			}
+		}
+	}
+	*wrote = true
+	err := e.guard(func() error { return e.db.Apply(pb, opts) })
+	if err == nil {
+		e.applied = lastSeqOf(pb)
+	}
+	return err
+}
+
+// syncLogs syncs the logs, with WithSyncEvery, when a round was written since they were last synced.
+func (e *engine) syncLogs() {
+	if e.relaxed == nil || !e.unsynced || e.failed() {
+		return
+	}
+	start := time.Now()
+	synced, err := e.relaxed.syncLogs()
+	if err != nil {
+		e.fail(fmt.Errorf("sync of the log: %w", err))
+		return
+	}
+	e.logSynced = synced
+	e.unsynced = false
+	e.synced(time.Since(start))
+}
+
+// synced runs after each successful sync of the write-ahead log, on run's goroutine: a synced round's (it
+// took took to write and sync), or with WithSyncEvery the logs' sync every interval.
+func (e *engine) synced(took time.Duration) {
+	e.markSynced(e.applied) // what the sync made durable: record it (syncmark.go)
+	e.health.syncs.Add(1)
+	if e.latency == 0 {
+		e.latency = took
+	} else {
+		e.latency += (took - e.latency) / 8
+	}
+}
