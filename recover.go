@@ -2,8 +2,10 @@ package fifoq
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 )
 
 // recover rebuilds q from its store in one ordered scan of its records: its receive attempt ids and
@@ -23,19 +25,7 @@ func (q *Queue) recover() error {
 	q.lastNow = now
 	q.recovered = math.MaxUint64 // until the scan ends, every key may be on disk
 	r := recovery{q: q, now: now}
-	lo, hi := dataRange(q.sid)
-	err := q.st.eng.Scan(lo, hi, func(k, v []byte) error {
-		if err := r.record(k, v); err != nil {
-			return &corruptRecord{err}
-		}
-		return nil
-	})
-	if err == nil {
-		if err = r.finish(); err != nil {
-			err = &corruptRecord{err}
-		}
-	}
-
+	err := r.run()
 	if err != nil {
 		q.jb, q.jsync = nil, false
 		if c, ok := err.(*corruptRecord); ok {
@@ -59,6 +49,85 @@ func (q *Queue) recover() error {
 	return nil
 }
 
+// scanChunk is how many records the scan decodes before it hands them to the goroutine that applies them.
+const scanChunk = 256
+
+// run scans the queue's records in two stages, one goroutine each, so that recovery takes both cores: the
+// scan's goroutine reads and decodes each record (decode), and a goroutine of run's applies them in order
+// (apply), chunk by chunk. A record that does not decode stops the scan, and is reported when its turn comes,
+// so that the error is the first in the store's order.
+func (r *recovery) run() error {
+	var (
+		chunks  = make(chan []scanned, 2)
+		free    = make(chan []scanned, 3)
+		done    = make(chan error, 1)
+		stopped atomic.Bool // apply failed: the scan stops
+	)
+	go func() {
+		var err error
+		for c := range chunks {
+			for i := 0; i < len(c) && err == nil; i++ {
+				if err = r.apply(&c[i]); err != nil {
+					stopped.Store(true)
+				}
+			}
+			clear(c)
+			select {
+			case free <- c[:0]:
+			default:
+			}
+		}
+		if err == nil {
+			if err = r.finish(); err != nil {
+				err = &corruptRecord{err}
+			}
+		}
+		done <- err
+	}()
+	c := make([]scanned, 0, scanChunk)
+	lo, hi := dataRange(r.q.sid)
+	err := r.q.st.eng.Scan(lo, hi, func(k, v []byte) error {
+		if stopped.Load() {
+			return errStopped
+		}
+		c = append(c, scanned{})
+		if !r.decode(k, v, &c[len(c)-1]) {
+			return errStopped
+		}
+		if len(c) == cap(c) {
+			chunks <- c
+			select {
+			case c = <-free:
+			default:
+				c = make([]scanned, 0, scanChunk)
+			}
+		}
+		return nil
+	})
+	chunks <- c
+	close(chunks)
+	if aerr := <-done; aerr != nil {
+		return aerr // a record that does not decode stopped the scan: apply reports it in its turn
+	}
+	return err
+}
+
+// errStopped stops the scan of run.
+var errStopped = errors.New("fifoq: recovery stopped")
+
+// A scanned record is one record of a queue's scan, decoded by decode for apply.
+type scanned struct {
+	kind    byte   // kindAttempt, kindDedup or kindMessage; 0 when err is set
+	part    byte   // kindMessage: partBody or partReceipt
+	seq     uint64 // kindMessage: the message; kindDedup: the message accepted under the key
+	at      tick   // kindAttempt: when it expires; kindDedup: when the key was accepted
+	id      string // kindAttempt: the attempt id; kindDedup: the key, or "" when it is past its 5 minutes
+	handles []handle
+	msg     storedMessage
+	receipt storedReceipt
+	err     error // the record does not decode (a receipt's error counts only if its message is there)
+}
+
 // A corruptRecord is a record that recovery cannot read.
 type corruptRecord struct{ err error }
 
@@ -72,71 +141,107 @@ type recovery struct {
 
 	msg     *storedMessage // the message read last, until its receipt may follow
 	receipt *storedReceipt
+	cur     storedMessage
 	rec     storedReceipt
 
 	// FIFO: the groups whose first message within its retention is visible, with when it became visible.
 	available []recoveredGroup
 }
 
-func (r *recovery) record(k, v []byte) error {
-	q := r.q
-	if len(k) < dataPrefixLen+8 {
-		return fmt.Errorf("key %x too short", k)
+// decode reads the record k, v into d without touching the queue, on the scan's goroutine (k and v are the
+// scan's to reuse). It returns false when the record does not decode: d.err says why.
+func (r *recovery) decode(k, v []byte, d *scanned) bool {
+	fail := func(err error) bool {
+		d.kind, d.err = 0, &corruptRecord{err}
+		return false
 	}
+	if len(k) < dataPrefixLen+8 {
+		return fail(fmt.Errorf("key %x too short", k))
+	}
+	d.kind = k[dataPrefixLen-1]
 	ns := timeOfSortable(binary.BigEndian.Uint64(k[dataPrefixLen:]))
-	switch kind := k[dataPrefixLen-1]; kind {
+	switch d.kind {
 	case kindAttempt:
 		handles, err := decodeAttempt(v)
 		if err != nil {
-			return fmt.Errorf("attempt id record %x: %v", k, err)
+			return fail(fmt.Errorf("attempt id record %x: %v", k, err))
 		}
-		if exp := q.tickOf(ns); exp > r.now {
-			q.attempts.restore(&attempt{id: string(k[dataPrefixLen+8:]), expiresAt: exp, handles: handles})
+		d.at = r.q.tickOf(ns)
+		if d.at > r.now {
+			d.id, d.handles = string(k[dataPrefixLen+8:]), handles
 		}
 	case kindDedup:
 		if len(v) != 8 {
-			return fmt.Errorf("deduplication record %x: %d bytes", k, len(v))
+			return fail(fmt.Errorf("deduplication record %x: %d bytes", k, len(v)))
 		}
-		seq := binary.BigEndian.Uint64(v)
-		r.maxSeq = max(r.maxSeq, seq)
-		if at := q.tickOf(ns); r.now-at < dedupInterval {
-			if len(q.dedup.cur) == 0 {
-				q.dedup.curSince = at // the oldest: every id in cur is younger than 5 minutes from it
-			}
-			q.dedup.add(string(k[dataPrefixLen+8:]), seq, at)
+		d.seq, d.at = binary.BigEndian.Uint64(v), r.q.tickOf(ns)
+		if r.now-d.at < dedupInterval {
+			d.id = string(k[dataPrefixLen+8:])
 		}
 	case kindMessage:
 		if len(k) != messageKeyLen {
-			return fmt.Errorf("message key %x", k)
+			return fail(fmt.Errorf("message key %x", k))
 		}
-		seq := binary.BigEndian.Uint64(k[dataPrefixLen:])
-		switch k[messageKeyLen-1] {
+		d.seq = binary.BigEndian.Uint64(k[dataPrefixLen:])
+		switch d.part = k[messageKeyLen-1]; d.part {
 		case partBody:
-			if err := r.finish(); err != nil {
-				return err
-			}
 			s, err := decodeMessage(v)
 			if err != nil {
-				return fmt.Errorf("message %d: %v", seq, err)
+				return fail(fmt.Errorf("message %d: %v", d.seq, err))
 			}
-			s.seq = seq
-			r.msg = &s
+			s.seq = d.seq
+			d.msg = s
 		case partReceipt:
-			if r.msg == nil || r.msg.seq != seq {
-				q.deleteMessage(q.batchLocked(), seq) // the receipt of a message that is gone
-				return nil
-			}
 			rc, err := decodeReceipt(v)
 			if err != nil {
-				return fmt.Errorf("receipt of message %d: %v", seq, err)
+				d.err = &corruptRecord{fmt.Errorf("receipt of message %d: %v", d.seq, err)}
 			}
-			r.rec = rc
-			r.receipt = &r.rec
+			d.receipt = rc
 		default:
-			return fmt.Errorf("message key %x", k)
+			return fail(fmt.Errorf("message key %x", k))
 		}
 	default:
-		return fmt.Errorf("key %x of kind %q", k, kind)
+		return fail(fmt.Errorf("key %x of kind %q", k, d.kind))
+	}
+	return true
+}
+
+// apply puts a decoded record into the queue, in the store's order.
+func (r *recovery) apply(d *scanned) error {
+	q := r.q
+	switch d.kind {
+	case 0:
+		return d.err
+	case kindAttempt:
+		if d.id != "" {
+			q.attempts.restore(&attempt{id: d.id, expiresAt: d.at, handles: d.handles})
+		}
+	case kindDedup:
+		r.maxSeq = max(r.maxSeq, d.seq)
+		if d.id != "" {
+			if len(q.dedup.cur) == 0 {
+				q.dedup.curSince = d.at // the oldest: every id in cur is younger than 5 minutes from it
+			}
+			q.dedup.add(d.id, d.seq, d.at)
+		}
+	case kindMessage:
+		if d.part == partBody {
+			if err := r.finish(); err != nil {
+				return &corruptRecord{err}
+			}
+			r.cur = d.msg // d's chunk is reused
+			r.msg = &r.cur
+			return nil
+		}
+		if r.msg == nil || r.msg.seq != d.seq {
+			q.deleteMessage(q.batchLocked(), d.seq) // the receipt of a message that is gone
+			return nil
+		}
+		if d.err != nil {
+			return d.err
+		}
+		r.rec = d.receipt
+		r.receipt = &r.rec
 	}
 	return nil
 }
