@@ -1,6 +1,7 @@
 package fifoq
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/fifoq/fifoq/internal/store"
@@ -172,11 +173,11 @@ func (q *Queue) putReceiptLocked(m *message, visibleAt tick, first bool) {
 	q.jsync = true
 }
 
-// deleteMessage records in b that message seq of q is gone. It needs no lock: a message's keys are never
-// written again once it is gone, so the deletion commutes with every other batch.
-func (q *Queue) deleteMessage(b store.Batch, seq uint64) {
-	var k [messageKeyLen]byte
-	key := messageKey(k[:0], q.sid, seq, partBody)
+// deleteMessage records in b that message seq of q is gone, building its keys in scratch, a buffer of the
+// caller's. It needs no lock of q's: a message's keys are never written again once it is gone, so the
+// deletion commutes with every other batch.
+func (q *Queue) deleteMessage(b store.Batch, seq uint64, scratch []byte) {
+	key := messageKey(scratch[:0], q.sid, seq, partBody)
 	del := b.Delete
 	if q.sentHere(seq) {
 		del = b.SingleDelete
@@ -189,7 +190,7 @@ func (q *Queue) deleteMessage(b store.Batch, seq uint64) {
 // dropLocked removes m from the queue and, for a durable queue, from the store.
 func (q *Queue) dropLocked(m *message) {
 	if q.st != nil {
-		q.deleteMessage(q.batchLocked(), m.seq)
+		q.deleteMessage(q.batchLocked(), m.seq, q.scratchKey[:0])
 	}
 	q.removeLocked(m)
 }
@@ -219,9 +220,9 @@ func (q *Queue) putDedupLocked(key string, seq uint64, now tick) {
 	if q.st == nil {
 		return
 	}
-	var v [8]byte
 	k := timedKey(q.scratchKey[:0], q.sid, kindDedup, q.unixNano(now), key)
-	q.batchLocked().Set(k, binaryBE(v[:], seq))
+	q.scratch = binary.BigEndian.AppendUint64(q.scratch[:0], seq)
+	q.batchLocked().Set(k, q.scratch)
 }
 
 // putAttemptLocked records a receive request attempt id and the receipts its receive returned.
@@ -253,13 +254,4 @@ func (q *Queue) purgeRecordsLocked() {
 	q.batchLocked().DeleteRange(dataRange(q.sid))
 	q.putQueueLocked()
 	q.jsync = true
-}
-
-func binaryBE(b []byte, x uint64) []byte {
-	_ = b[7]
-	for i := 7; i >= 0; i-- {
-		b[i] = byte(x)
-		x >>= 8
-	}
-	return b
 }

@@ -382,7 +382,7 @@ func (q *Queue) acceptMoves(src *Queue, moves []move, record func(store.Batch)) 
 	if q.st != nil {
 		b := q.batchLocked()
 		for _, mv := range moves {
-			src.deleteMessage(b, mv.seq)
+			src.deleteMessage(b, mv.seq, q.scratchKey[:0])
 		}
 		if record != nil {
 			record(b)

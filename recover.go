@@ -234,7 +234,7 @@ func (r *recovery) apply(d *scanned) error {
 			return nil
 		}
 		if r.msg == nil || r.msg.seq != d.seq {
-			q.deleteMessage(q.batchLocked(), d.seq) // the receipt of a message that is gone
+			q.deleteMessage(q.batchLocked(), d.seq, q.scratchKey[:0]) // the receipt of a message that is gone
 			return nil
 		}
 		if d.err != nil {
