@@ -242,13 +242,19 @@ func openEngine(dir string, c config) (*engine, error) {
 		fs = e.relaxed
 	}
 	opts := &pebble.Options{
-		FS:                 &fenceFS{FS: fs, f: e.fence, lastLog: &e.lastLog},
-		Cache:              cache,
-		MemTableSize:       c.memTableSize,
-		FormatMajorVersion: pebble.FormatNewest,
-		ErrorIfNotExists:   true,
-		Logger:             &logger{l: c.logger, e: e},
-		EventListener:      e.events(),
+		FS:           &fenceFS{FS: fs, f: e.fence, lastLog: &e.lastLog},
+		Cache:        cache,
+		MemTableSize: c.memTableSize,
+		// Messages are read only at Open, so a compaction out of L0 may wait for twice Pebble's default
+		// count of sublevels: each such compaction rewrites the backlog's tables once, and half as many of
+		// them wrote 31% fewer bytes, took 10% less CPU a message at 8 producers and 8 consumers, and
+		// recovered 1,000,000 messages no slower (docs/benchmarks.md).
+		L0CompactionThreshold: 8,
+		L0StopWritesThreshold: 24,
+		FormatMajorVersion:    pebble.FormatNewest,
+		ErrorIfNotExists:      true,
+		Logger:                &logger{l: c.logger, e: e},
+		EventListener:         e.events(),
 	}
 	db, err := e.openDB(dir, opts)
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
