@@ -283,7 +283,19 @@ func bdKind(batch bool) string {
 
 // bdCycle runs b.N messages through e's queue and reports the units.
 func bdCycle(b *testing.B, e *bdEnv, store, variant string, producers, consumers, groups int, sendBatch, deleteBatch bool) {
-	n := b.N
+	bdIDs()
+	var t bdTimed
+	t.start(b, e)
+	err := bdWork(e, b.N, producers, consumers, groups, sendBatch, deleteBatch)
+	t.stop(b, e, store, variant, b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// bdWork sends n messages from producers goroutines while consumers goroutines long-poll Receive(10) and
+// delete what they get, until all n are deleted, and checks that the queue is empty then.
+func bdWork(e *bdEnv, n, producers, consumers, groups int, sendBatch, deleteBatch bool) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errs := &bdErr{cancel: cancel}
@@ -293,9 +305,6 @@ func bdCycle(b *testing.B, e *bdEnv, store, variant string, producers, consumers
 		sent    atomic.Int64 // messages stored (not taken for duplicates)
 		deleted atomic.Int64
 	)
-	bdIDs()
-	var t bdTimed
-	t.start(b, e)
 	for range producers {
 		wg.Go(func() {
 			var ms [bdBatch]fifoq.Message
@@ -373,16 +382,16 @@ func bdCycle(b *testing.B, e *bdEnv, store, variant string, producers, consumers
 		})
 	}
 	wg.Wait()
-	t.stop(b, e, store, variant, n)
 	if errs.err != nil {
-		b.Fatal(errs.err)
+		return errs.err
 	}
 	if s, d := sent.Load(), deleted.Load(); s != int64(n) || d != int64(n) {
-		b.Fatalf("b.N %d: %d sent (not duplicates), %d deleted", n, s, d)
+		return fmt.Errorf("%d messages: %d sent (not duplicates), %d deleted", n, s, d)
 	}
 	if s := e.q.Stats(); s != (fifoq.Stats{}) {
-		b.Fatalf("stats %+v at the end, want an empty queue", s)
+		return fmt.Errorf("stats %+v at the end, want an empty queue", s)
 	}
+	return nil
 }
 
 // BenchmarkDurableSend64 is single-message Send from 64 goroutines, b.N messages in all (nothing received):

@@ -255,6 +255,9 @@ func (e *engine) write(batches []*batch, opts *pebble.WriteOptions, wrote *bool)
 		}
 	}
 	*wrote = true
+	if e.onWrite != nil {
+		e.onWrite(pb.Repr(), opts == pebble.Sync)
+	}
 	err := e.guard(func() error { return e.db.Apply(pb, opts) })
 	if err == nil {
 		e.applied = lastSeqOf(pb)

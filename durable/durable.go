@@ -96,11 +96,27 @@ type config struct {
 	cacheSize    int64
 	memTableSize uint64
 	logger       *slog.Logger
-	fs           vfs.FS           // the tests' faults
-	noSyncMark   bool             // the benchmark of the sync mark's cost
-	syncEvery    time.Duration    // WithSyncEvery; 0 for a sync per commit
-	syncTicks    <-chan time.Time // the tests' ticks of WithSyncEvery, for its ticker's
-	err          error            // an option's
+	fs           vfs.FS                       // the tests' faults
+	noSyncMark   bool                         // the benchmark of the sync mark's cost
+	syncEvery    time.Duration                // WithSyncEvery; 0 for a sync per commit
+	syncTicks    <-chan time.Time             // the tests' ticks of WithSyncEvery, for its ticker's
+	onWrite      func(repr []byte, sync bool) // the benchmark that replays a store's writes into Pebble alone
+	err          error                        // an option's
+}
+
+func defaultConfig() config {
+	return config{cacheSize: 8 << 20, memTableSize: 4 << 20, fs: vfs.Default}
+}
+
+// tune sets the options of Pebble's that the store's workload decides.
+func tune(o *pebble.Options, c config) {
+	o.MemTableSize = c.memTableSize
+	// Messages are read only at Open, so a compaction out of L0 may wait for twice Pebble's default count
+	// of sublevels: each such compaction rewrites the backlog's tables once, and half as many of them wrote
+	// 31% fewer bytes, took 10% less CPU a message at 8 producers and 8 consumers, and recovered 1,000,000
+	// messages no slower (docs/benchmarks.md).
+	o.L0CompactionThreshold = 8
+	o.L0StopWritesThreshold = 24
 }
 
 // WithCacheSize sets the size of Pebble's block cache in bytes: default 8 MiB. Recovery reads every record
@@ -123,7 +139,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // fifoq.ErrStoreCorrupt with the file or the record named: it is not opened in part, nor replaced by an
 // empty one (see Failures in the package documentation for what cannot be told from a crash).
 func Open(dir string, opts ...Option) (*fifoq.Store, error) {
-	c := config{cacheSize: 8 << 20, memTableSize: 4 << 20, fs: vfs.Default}
+	c := defaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
@@ -234,7 +250,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, kept: kept, fence: newFence(), wake: make(chan struct{}, 1),
 		full: make(chan struct{}, 1), exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})},
-		every: c.syncEvery, ticks: c.syncTicks}
+		every: c.syncEvery, ticks: c.syncTicks, onWrite: c.onWrite}
 	e.health.fs = c.fs
 	fs := c.fs
 	if e.every > 0 {
@@ -242,20 +258,14 @@ func openEngine(dir string, c config) (*engine, error) {
 		fs = e.relaxed
 	}
 	opts := &pebble.Options{
-		FS:           &fenceFS{FS: fs, f: e.fence, lastLog: &e.lastLog},
-		Cache:        cache,
-		MemTableSize: c.memTableSize,
-		// Messages are read only at Open, so a compaction out of L0 may wait for twice Pebble's default
-		// count of sublevels: each such compaction rewrites the backlog's tables once, and half as many of
-		// them wrote 31% fewer bytes, took 10% less CPU a message at 8 producers and 8 consumers, and
-		// recovered 1,000,000 messages no slower (docs/benchmarks.md).
-		L0CompactionThreshold: 8,
-		L0StopWritesThreshold: 24,
-		FormatMajorVersion:    pebble.FormatNewest,
-		ErrorIfNotExists:      true,
-		Logger:                &logger{l: c.logger, e: e},
-		EventListener:         e.events(),
+		FS:                 &fenceFS{FS: fs, f: e.fence, lastLog: &e.lastLog},
+		Cache:              cache,
+		FormatMajorVersion: pebble.FormatNewest,
+		ErrorIfNotExists:   true,
+		Logger:             &logger{l: c.logger, e: e},
+		EventListener:      e.events(),
 	}
+	tune(opts, c)
 	db, err := e.openDB(dir, opts)
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
 		// No store here: make one, unless the directory holds files of one whose manifest is gone. An
@@ -349,6 +359,7 @@ type engine struct {
 	every    time.Duration    // WithSyncEvery's interval, or 0: a sync per round
 	ticks    <-chan time.Time // the tests' ticks for WithSyncEvery, or nil
 	relaxed  *relaxedFS       // WithSyncEvery's
+	onWrite  func(repr []byte, sync bool)
 
 	// run's own
 	merged    *pebble.Batch // a round's batches, as one

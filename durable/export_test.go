@@ -3,6 +3,7 @@ package durable
 import (
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -17,3 +18,11 @@ func WithoutSyncMark() Option { return func(c *config) { c.noSyncMark = true } }
 // WithSyncTicks makes a store opened WithSyncEvery sync its log when ticks delivers, rather than on a
 // ticker of its own, so that the tests decide when. It exists only in this package's tests.
 func WithSyncTicks(ticks <-chan time.Time) Option { return func(c *config) { c.syncTicks = ticks } }
+
+// WithWriteHook calls fn with each write the store makes to Pebble (a batch's representation, valid during the
+// call) and whether it is synced, for the benchmark that replays a store's writes into Pebble alone. It
+// exists only in this package's tests.
+func WithWriteHook(fn func(repr []byte, sync bool)) Option { return func(c *config) { c.onWrite = fn } }
+
+// Tune sets the options of Pebble's that a store opened with no options sets.
+func Tune(o *pebble.Options) { tune(o, defaultConfig()) }
