@@ -2,6 +2,7 @@ package fifoq_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -563,4 +564,75 @@ func TestStoreCorruptRecord(t *testing.T) {
 	require.ErrorContains(t, err, "message 1")
 	_, err = fifoq.New("q.fifo", fifoq.WithStore(d.st))
 	require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "the name is free again after a failed open")
+}
+
+// Recovery decodes records on one goroutine and rebuilds the queue on another, in chunks: whichever stage
+// meets it, the error reported is the first in the store's order, and a receipt whose message is gone is
+// dropped without being decoded.
+func TestStoreRecoveryErrorsInOrder(t *testing.T) {
+	const n = 1000 // messages: several chunks of records
+	// Each case damages the stored records of a queue of n messages (1..n), and wants New to fail naming
+	// want, or to succeed when want is "".
+	for _, tc := range []struct {
+		name   string
+		damage func(set func(seq uint64, part byte, v []byte), body func(seq uint64) []byte)
+		want   string
+	}{
+		{"a body that does not decode, then another", func(set func(uint64, byte, []byte), _ func(uint64) []byte) {
+			set(300, 0, []byte{1, 0, 0xff})
+			set(700, 0, []byte{1, 0, 0xff})
+		}, "message 300:"},
+		{"two messages in one slot, then a body that does not decode", func(set func(uint64, byte, []byte), body func(uint64) []byte) {
+			set(401, 0, body(400)) // decodes, but takes message 400's slot: found when the queue is rebuilt
+			set(700, 0, []byte{1, 0, 0xff})
+		}, "messages 400 and 401 in one slot"},
+		{"a receipt that does not decode, of a message there", func(set func(uint64, byte, []byte), _ func(uint64) []byte) {
+			set(500, 1, []byte{1, 0xff})
+			set(800, 0, []byte{1, 0, 0xff})
+		}, "receipt of message 500"},
+		{"a receipt that does not decode, of a message gone", func(set func(uint64, byte, []byte), _ func(uint64) []byte) {
+			set(n+5, 1, []byte{1, 0xff})
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newStDisk(t)
+			q := d.queue("q.fifo")
+			bodies := make([]string, n)
+			for i := range bodies {
+				bodies[i] = fmt.Sprintf("m%d", i+1)
+			}
+			stSend(t, q, "g", bodies...)
+			require.NoError(t, d.st.Close())
+			eng, err := d.disk.Open()
+			require.NoError(t, err)
+			var prefix []byte // of the queue's message keys
+			values := map[uint64][]byte{}
+			require.NoError(t, eng.Scan([]byte{2}, []byte{3}, func(k, v []byte) error {
+				if len(k) == 15 && k[5] == 'm' {
+					prefix = append(prefix[:0], k[:6]...)
+					values[binary.BigEndian.Uint64(k[6:14])] = append([]byte{}, v...)
+				}
+				return nil
+			}))
+			require.Len(t, values, n)
+			b := eng.NewBatch()
+			tc.damage(func(seq uint64, part byte, v []byte) {
+				b.Set(append(binary.BigEndian.AppendUint64(append([]byte{}, prefix...), seq), part), v)
+			}, func(seq uint64) []byte { return values[seq] })
+			tk, err := eng.Commit(b, true)
+			require.NoError(t, err)
+			require.NoError(t, tk.Wait())
+			require.NoError(t, eng.Close())
+
+			d.open()
+			q, err = fifoq.New("q.fifo", fifoq.WithStore(d.st), fifoq.WithClock(d.clock))
+			if tc.want == "" {
+				require.NoError(t, err)
+				require.Equal(t, n, q.Stats().Visible)
+				return
+			}
+			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
 }
