@@ -53,8 +53,8 @@ func (q *Queue) recover() error {
 const scanChunk = 256
 
 // run scans the queue's records in two stages, one goroutine each, so that recovery takes both cores: the
-// scan's goroutine reads and decodes each record (decode), and a goroutine of run's applies them in order
-// (apply), chunk by chunk. A record that does not decode stops the scan, and is reported when its turn comes,
+// caller's goroutine decodes each record the scan reads (decode; a durable engine reads on a goroutine of its
+// own, a third stage), and a goroutine of run's applies them in order (apply), chunk by chunk. A record that does not decode stops the scan, and is reported when its turn comes,
 // so that the error is the first in the store's order.
 func (r *recovery) run() error {
 	var (
@@ -148,8 +148,7 @@ type recovery struct {
 	available []recoveredGroup
 }
 
-// decode reads the record k, v into d without touching the queue, on the scan's goroutine (k and v are the
-// scan's to reuse). It returns false when the record does not decode: d.err says why.
+// decode reads the record k, v into d without touching the queue (k and v are the scan's to reuse). It returns false when the record does not decode: d.err says why.
 func (r *recovery) decode(k, v []byte, d *scanned) bool {
 	fail := func(err error) bool {
 		d.kind, d.err = 0, &corruptRecord{err}

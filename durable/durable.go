@@ -388,51 +388,108 @@ type item struct {
 	scan *scan
 }
 
-// A scan reads a range of keys for a caller; run starts it after the batches committed before it.
+// A scan reads a range of keys for a caller; run starts it after the batches committed before it. Its
+// goroutine copies the records into chunks that Scan hands to fn on the caller's goroutine, so that fn runs
+// where the caller does (in its synctest bubble, if any) while the scan reads on. run's goroutine makes the
+// channels, outside any bubble.
 type scan struct {
 	lo, hi []byte
-	fn     func(k, v []byte) error
-	err    error
-	done   chan struct{} // made by run when it starts the scan, closed by the scan's goroutine
+	err    error           // the scan's own, read once chunks is closed
+	chunks chan *scanChunk // closed by the scan's goroutine when it ends
+	free   chan *scanChunk // chunks fn is done with, for the scan to fill again
+	stop   chan struct{}   // closed by Scan when fn fails: the scan ends
 }
 
+// A scanChunk holds records read by a scan: each key, then its value, end to end in buf.
+type scanChunk struct {
+	buf  []byte
+	ends []int // where each key and each value ends in buf
+}
+
+// A chunk goes to the caller once it holds scanChunkRecords records or scanChunkBytes bytes.
+const (
+	scanChunkRecords = 256
+	scanChunkBytes   = 64 << 10
+)
+
 // Scan queues a scan for run, which opens an iterator once the batches committed before are applied and
-// hands it to a goroutine of its own, outside any synctest bubble, that calls fn.
+// hands it to a goroutine of its own, outside any synctest bubble; Scan calls fn with what it reads.
 func (e *engine) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
-	s := &scan{lo: lo, hi: hi, fn: fn}
+	s := &scan{lo: lo, hi: hi}
 	r, err := e.enqueue(item{scan: s}, false)
 	if err != nil {
 		return err
 	}
 	err = r.Wait()
-	if s.done == nil { // not started: a batch before it failed
+	if s.chunks == nil { // not started: a batch before it failed
 		return cmp.Or(err, store.ErrClosed)
 	}
-	<-s.done
-	return s.err
+	var ferr error
+	for c := range s.chunks {
+		start := 0
+		for i := 0; ferr == nil && i < len(c.ends); i += 2 {
+			ferr = fn(c.buf[start:c.ends[i]], c.buf[c.ends[i]:c.ends[i+1]])
+			start = c.ends[i+1]
+		}
+		if ferr != nil && s.stop != nil {
+			close(s.stop)
+			s.stop = nil // the scan's goroutine has its own copy
+		}
+		c.buf, c.ends = c.buf[:0], c.ends[:0]
+		select {
+		case s.free <- c:
+		default:
+		}
+	}
+	return cmp.Or(ferr, s.err)
 }
 
-// startScan runs s on a goroutine of its own; it runs on run's goroutine, so the channel it makes is made
+// startScan runs s on a goroutine of its own; it runs on run's goroutine, so the channels it makes are made
 // outside any bubble.
 func (e *engine) startScan(s *scan) {
-	s.done = make(chan struct{})
+	s.chunks, s.free, s.stop = make(chan *scanChunk, 2), make(chan *scanChunk, 2), make(chan struct{})
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: s.lo, UpperBound: s.hi})
 	if err != nil {
 		s.err = fmt.Errorf("durable: %s: %w", e.dir, err)
-		close(s.done)
+		close(s.chunks)
 		return
 	}
 	e.scans.Add(1)
+	stop := s.stop
 	go func() {
 		defer e.scans.Done()
-		defer close(s.done)
-		for ok := it.First(); ok && s.err == nil; ok = it.Next() {
+		defer close(s.chunks)
+		// send hands c to Scan, and returns the next chunk to fill, or nil when Scan stopped the scan.
+		send := func(c *scanChunk) *scanChunk {
+			select {
+			case s.chunks <- c:
+			case <-stop:
+				return nil
+			}
+			select {
+			case c = <-s.free:
+				return c
+			default:
+				return &scanChunk{}
+			}
+		}
+		c := &scanChunk{}
+		for ok := it.First(); ok && c != nil; ok = it.Next() {
 			v, err := it.ValueAndErr()
 			if err != nil {
 				s.err = err
 				break
 			}
-			s.err = s.fn(it.Key(), v)
+			c.buf = append(c.buf, it.Key()...)
+			c.ends = append(c.ends, len(c.buf))
+			c.buf = append(c.buf, v...)
+			c.ends = append(c.ends, len(c.buf))
+			if len(c.ends) >= 2*scanChunkRecords || len(c.buf) >= scanChunkBytes {
+				c = send(c)
+			}
+		}
+		if c != nil && len(c.ends) > 0 && s.err == nil {
+			send(c)
 		}
 		if err := it.Close(); s.err == nil && err != nil {
 			s.err = err

@@ -21,8 +21,8 @@ type Engine interface {
 	// without, it is nil, and b is durable once a later synced batch is. An error means b was not applied.
 	Commit(b Batch, sync bool) (Ticket, error)
 	// Scan calls fn with every key in [lo, hi) and its value, in key order, as of after every batch
-	// committed before the call. fn must not keep the slices. An error from fn ends the scan and is
-	// returned.
+	// committed before the call, on the caller's goroutine. fn must not keep the slices. An error from fn
+	// ends the scan and is returned.
 	Scan(lo, hi []byte, fn func(key, value []byte) error) error
 	// Close makes every committed batch durable and closes the engine. Later calls return ErrClosed;
 	// a second Close returns nil.
