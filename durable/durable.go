@@ -355,11 +355,11 @@ type engine struct {
 	full     chan struct{} // the round holds the commits that run waits for (gather)
 	exited   chan struct{}
 	scans    sync.WaitGroup
-	health   health           // health.go
-	every    time.Duration    // WithSyncEvery's interval, or 0: a sync per round
-	ticks    <-chan time.Time // the tests' ticks for WithSyncEvery, or nil
-	relaxed  *relaxedFS       // WithSyncEvery's
-	onWrite  func(repr []byte, sync bool)
+	health   health                       // health.go
+	every    time.Duration                // WithSyncEvery's interval, or 0: a sync per round
+	ticks    <-chan time.Time             // the tests' ticks for WithSyncEvery, or nil
+	relaxed  *relaxedFS                   // WithSyncEvery's
+	onWrite  func(repr []byte, sync bool) // the tests' WithWriteHook, or nil
 
 	// run's own
 	merged    *pebble.Batch // a round's batches, as one
@@ -474,7 +474,7 @@ func (e *engine) startScan(s *scan) {
 			}
 		}
 		c := &scanChunk{}
-		for ok := it.First(); ok && c != nil; ok = it.Next() {
+		for ok := it.First(); ok; ok = it.Next() {
 			v, err := it.ValueAndErr()
 			if err != nil {
 				s.err = err
@@ -485,7 +485,9 @@ func (e *engine) startScan(s *scan) {
 			c.buf = append(c.buf, v...)
 			c.ends = append(c.ends, len(c.buf))
 			if len(c.ends) >= 2*scanChunkRecords || len(c.buf) >= scanChunkBytes {
-				c = send(c)
+				if c = send(c); c == nil {
+					break
+				}
 			}
 		}
 		if c != nil && len(c.ends) > 0 && s.err == nil {
