@@ -261,9 +261,10 @@ func (t *MoveTask) halt() {
 
 // A move is one message on its way out of a dead-letter queue.
 type move struct {
-	to  *Queue
-	msg Message
-	seq uint64 // in the dead-letter queue
+	to   *Queue
+	msg  Message
+	seq  uint64 // in the dead-letter queue
+	slot int32  // in the dead-letter queue: held until the message's removal is durable
 }
 
 func (t *MoveTask) run() {
@@ -340,6 +341,7 @@ func (t *MoveTask) step(n int) ([]move, string) {
 		if err := moves[i].to.acceptMoves(t.src, moves[i:j], record); err != nil {
 			return moves[:i], err.Error()
 		}
+		t.src.releaseSlots(moves[i:j])
 		t.mu.Lock()
 		t.status.Moved += j - i
 		t.mu.Unlock()
@@ -393,6 +395,22 @@ func (q *Queue) acceptMoves(src *Queue, moves []move, record func(store.Batch)) 
 	}
 	q.counters.RedriveArrivals += uint64(len(moves))
 	return q.unlock().wait(q.st)
+}
+
+// releaseSlots frees the slots that takeMoves held for moves, whose removal from this queue is durable now.
+// A slot a purge released meanwhile is not held any more, and is left alone.
+func (q *Queue) releaseSlots(moves []move) {
+	if q.st == nil {
+		return
+	}
+	q.lock()
+	defer q.unlock()
+	for _, mv := range moves {
+		if i := slices.Index(q.heldSlots, mv.slot); i >= 0 {
+			q.heldSlots = slices.Delete(q.heldSlots, i, i+1)
+			q.freeSlots = append(q.freeSlots, mv.slot)
+		}
+	}
 }
 
 // takeMoves takes up to n visible messages out of this dead-letter queue, each bound for dest or for the
@@ -452,8 +470,17 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 		if !to.fifo {
 			msg.DeduplicationID = ""
 		}
-		moves = append(moves, move{to: to, msg: msg, seq: m.seq})
-		q.removeLocked(m) // on FIFO the group goes back in the tree if its next message is visible; acceptMoves records it
+		moves = append(moves, move{to: to, msg: msg, seq: m.seq, slot: m.slot})
+		// On FIFO the group goes back in the tree if its next message is visible. acceptMoves records the
+		// removal; until it is durable the message's slot stays held, as its records still name that slot:
+		// a message moved in meanwhile (by a receive of a source) must not be stored under it.
+		if q.st != nil {
+			q.slots[m.slot] = nil
+			q.heldSlots = append(q.heldSlots, m.slot)
+			q.unlinkLocked(m)
+		} else {
+			q.removeLocked(m)
+		}
 		q.counters.Redriven++
 	}
 	return moves, ""

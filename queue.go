@@ -60,6 +60,7 @@ type Queue struct {
 	origins   map[uint64]*origin // by seq: the messages moved here from another queue
 	sources   []*Queue           // the queues whose dead-letter queue this is
 	moveTasks []*MoveTask        // oldest first
+	heldSlots []int32            // durable: slots of messages a move task took, free once their removal is durable
 	moved     []deadLettered     // to log once the lock is released
 
 	// The journal of a durable queue (journal.go): the records of the call under way, whether it must
@@ -395,6 +396,11 @@ func (q *Queue) expiresOutOfOrder(m *message) bool { return m.moved && !q.fifo }
 func (q *Queue) removeLocked(m *message) {
 	q.slots[m.slot] = nil
 	q.freeSlots = append(q.freeSlots, m.slot)
+	q.unlinkLocked(m)
+}
+
+// unlinkLocked deletes m from every structure that holds it but its slot.
+func (q *Queue) unlinkLocked(m *message) {
 	q.all.remove(m)
 	if m.dueIdx >= 0 {
 		q.due.remove(m)
@@ -712,7 +718,7 @@ func (q *Queue) Purge(ctx context.Context) error {
 	q.counters.Purged += uint64(q.stats.Visible + q.stats.InFlight + q.stats.Delayed)
 	q.purgeRecordsLocked()
 	clear(q.slots)
-	q.slots, q.freeSlots = q.slots[:0], q.freeSlots[:0]
+	q.slots, q.freeSlots, q.heldSlots = q.slots[:0], q.freeSlots[:0], q.heldSlots[:0]
 	q.all = msgList{kind: bySend}
 	q.fresh = msgList{kind: byQueue}
 	q.retry = msgList{kind: byQueue}

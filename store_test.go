@@ -636,3 +636,68 @@ func TestStoreRecoveryErrorsInOrder(t *testing.T) {
 		})
 	}
 }
+
+// A move task takes messages out of the dead-letter queue in memory, then records their removal in the batch
+// that stores them at their destination. In between, a receive of the source may move another message into
+// the dead-letter queue and make it durable at once: it must not take the slot of a message whose removal is
+// not durable yet, or a crash leaves two stored messages in one slot and the store will not open. Here the
+// move task's commit is held while the receive moves a message in, then the store crashes.
+func TestStoreMoveTaskSlotHeldUntilDurable(t *testing.T) {
+	ctx := context.Background()
+	for _, fifo := range []bool{false, true} {
+		t.Run(fmt.Sprint("fifo=", fifo), func(t *testing.T) {
+			names := []string{"src", "dlq", "dest"}
+			if fifo {
+				names = []string{"src.fifo", "dlq.fifo", "dest.fifo"}
+			}
+			d := newStDisk(t)
+			open := func() (src, dlq, dest *fifoq.Queue) {
+				dlq = d.queue(names[1])
+				src = d.queue(names[0], fifoq.WithVisibilityTimeout(0), fifoq.WithDeadLetterQueue(dlq, 1))
+				return src, dlq, d.queue(names[2])
+			}
+			src, dlq, dest := open()
+			receive := func(want ...string) {
+				t.Helper()
+				ds, err := src.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+				require.NoError(t, err)
+				require.Equal(t, want, stBodies(ds))
+			}
+			stSend(t, src, "g", "first")
+			receive("first#1")
+			receive() // first moves to the dead-letter queue
+			stSend(t, src, "g", "second")
+			receive("second#1")
+			require.Equal(t, []string{"first/visible/1"}, stState(dlq))
+
+			d.eng.HoldNextCommit()
+			task, err := dlq.StartMoveTask(ctx, dest, 0)
+			require.NoError(t, err)
+			d.eng.WaitBlocked(1) // first is out of the dead-letter queue in memory; its removal is not written
+			require.Empty(t, stState(dlq))
+			receive() // second moves to the dead-letter queue, durably
+			require.Equal(t, []string{"second/visible/1"}, stState(dlq))
+			d.eng.Crash()
+			d.eng.ReleaseHeld()
+			require.NoError(t, task.Wait(ctx))
+			require.Equal(t, fifoq.MoveTaskFailed, task.Status().State, "%+v", task.Status())
+
+			d.open()
+			src, dlq, dest = open()
+			require.Equal(t, []string{"first/visible/1", "second/visible/1"}, stState(dlq), "the move was not durable")
+			require.Empty(t, stState(dest))
+			require.Empty(t, stState(src))
+
+			// The slots work on: the move goes through now, and a receipt handle finds its message.
+			task, err = dlq.StartMoveTask(ctx, dest, 0)
+			require.NoError(t, err)
+			require.NoError(t, task.Wait(ctx))
+			require.Equal(t, fifoq.MoveTaskCompleted, task.Status().State, "%+v", task.Status())
+			require.Equal(t, []string{"first/visible/0", "second/visible/0"}, stState(dest))
+			d.restart(true)
+			_, dlq, dest = open()
+			require.Empty(t, stState(dlq))
+			require.Equal(t, []string{"first/visible/0", "second/visible/0"}, stState(dest))
+		})
+	}
+}

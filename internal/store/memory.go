@@ -77,6 +77,8 @@ type Memory struct {
 	closed     error                 // ErrClosed, or the crash's error
 	holdMatch  func(key string) bool // HoldSyncsOf: the keys whose batches' Waits are held
 	holdCh     chan struct{}         // closed by ReleaseHeld
+	holdCommit chan struct{}         // HoldNextCommit: the next Commit takes it and waits for it to close
+	heldCommit chan struct{}         // what HoldNextCommit made, for ReleaseHeld to close
 }
 
 var _ Engine = (*Memory)(nil)
@@ -181,6 +183,14 @@ func (m *Memory) NewBatch() Batch { return &memBatch{} }
 func (m *Memory) Commit(b Batch, sync bool) (Ticket, error) {
 	mb := b.(*memBatch)
 	m.mu.Lock()
+	if hold := m.holdCommit; hold != nil {
+		m.holdCommit = nil
+		m.mu.Unlock()
+		m.arrive(1)
+		<-hold
+		m.arrive(-1)
+		m.mu.Lock()
+	}
 	defer m.mu.Unlock()
 	if err := m.errLocked(); err != nil {
 		return nil, err
@@ -345,13 +355,25 @@ func (m *Memory) HoldSyncsOf(match func(key string) bool) {
 	m.mu.Unlock()
 }
 
-// ReleaseHeld lets the Waits that HoldSyncsOf held go on, and holds no more.
+// HoldNextCommit makes the next Commit block, before it applies its batch, until ReleaseHeld: a caller
+// stopped between its change in memory and its write, while others go on. WaitBlocked counts it.
+func (m *Memory) HoldNextCommit() {
+	m.mu.Lock()
+	m.holdCommit = make(chan struct{})
+	m.heldCommit = m.holdCommit
+	m.mu.Unlock()
+}
+
+// ReleaseHeld lets the Waits that HoldSyncsOf held and the Commit that HoldNextCommit held go on, and holds
+// no more.
 func (m *Memory) ReleaseHeld() {
 	m.mu.Lock()
-	if m.holdCh != nil {
-		close(m.holdCh)
+	for _, ch := range []chan struct{}{m.holdCh, m.heldCommit} {
+		if ch != nil {
+			close(ch)
+		}
 	}
-	m.holdMatch, m.holdCh = nil, nil
+	m.holdMatch, m.holdCh, m.holdCommit, m.heldCommit = nil, nil, nil, nil
 	m.mu.Unlock()
 }
 
