@@ -44,7 +44,8 @@
 // Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
 // found as it reads the queue's records. A store that cannot be opened (a full disk, a directory it may not
 // write) makes Open return at once with the cause (errors.Is(err, syscall.ENOSPC)) and the file; a failed
-// Open removes the directories it made.
+// Open removes the directories it made and leaves nothing running (no goroutine, no open file), so a
+// program may try again.
 //
 // The write-ahead log is checked against the store's sync mark, the file fifoq-synced: after each sync of
 // the log, the store writes there the number of the last record the sync covered (one pwrite, no fsync;

@@ -23,12 +23,17 @@ import (
 // Once raised, a change of a write-ahead log fails at once, so that a commit under way returns; a change of
 // another file waits until Close lets it go on, then fails: the goroutine that retries a flush waits rather
 // than spins, and DB.Close, which waits for it, can end. (Commits write logs only: the engine's goroutine,
-// which commits, never waits at the fence.)
+// which commits, never waits at the fence.) The fence of a store whose Open failed is raised with a
+// sandbox instead, which takes the changes in memory, so that Pebble's Open can end (sandbox.go).
 type fence struct {
 	raised atomic.Bool
 	opened chan struct{} // closed by open
 	once   sync.Once
 	lock   atomic.Pointer[onceCloser] // the directory's lock, taken by Pebble (open.go)
+
+	// sandbox, if set before the fence is raised, takes every change once it is raised, which then neither
+	// waits nor fails (sandbox.go): the fence of a failed Open's Pebble.
+	sandbox atomic.Pointer[sandbox]
 }
 
 // errFenced is what a change of a failed store's files returns.
@@ -42,16 +47,20 @@ func (f *fence) raise() { f.raised.Store(true) }
 // open lets the changes that wait go on, and fail.
 func (f *fence) open() { f.once.Do(func() { close(f.opened) }) }
 
-// check returns nil before the fence is raised; after, it returns errFenced, once open was called unless
-// path is a write-ahead log.
-func (f *fence) check(path string) error {
+// check returns nil, nil before the fence is raised: the change goes to the disk. After, it returns the
+// sandbox that takes the change, if the fence has one, or else errFenced, once open was called unless path
+// is a write-ahead log.
+func (f *fence) check(path string) (*sandbox, error) {
 	if !f.raised.Load() {
-		return nil
+		return nil, nil
+	}
+	if s := f.sandbox.Load(); s != nil {
+		return s, nil
 	}
 	if !strings.HasSuffix(path, ".log") {
 		<-f.opened
 	}
-	return &os.PathError{Op: "write", Path: path, Err: errFenced}
+	return nil, &os.PathError{Op: "write", Path: path, Err: errFenced}
 }
 
 // fenceFS is the vfs.FS of a store: its changes go through the fence.
@@ -69,7 +78,10 @@ func (fs *fenceFS) wrap(name string, file vfs.File, err error) (vfs.File, error)
 }
 
 func (fs *fenceFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	if err := fs.f.check(name); err != nil {
+	if s, err := fs.f.check(name); s != nil || err != nil {
+		if s != nil {
+			return s.create(name, category)
+		}
 		return nil, err
 	}
 	file, err := fs.FS.Create(name, category)
@@ -78,7 +90,10 @@ func (fs *fenceFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File
 }
 
 func (fs *fenceFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
-	if err := fs.f.check(name); err != nil {
+	if s, err := fs.f.check(name); s != nil || err != nil {
+		if s != nil {
+			return s.openReadWrite(name, category, opts...)
+		}
 		return nil, err
 	}
 	file, err := fs.FS.OpenReadWrite(name, category, opts...)
@@ -86,7 +101,10 @@ func (fs *fenceFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, op
 }
 
 func (fs *fenceFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	if err := fs.f.check(newname); err != nil {
+	if s, err := fs.f.check(newname); s != nil || err != nil {
+		if s != nil {
+			return s.reuseForWrite(oldname, newname, category)
+		}
 		return nil, err
 	}
 	file, err := fs.FS.ReuseForWrite(oldname, newname, category)
@@ -95,28 +113,40 @@ func (fs *fenceFS) ReuseForWrite(oldname, newname string, category vfs.DiskWrite
 }
 
 func (fs *fenceFS) Link(oldname, newname string) error {
-	if err := fs.f.check(newname); err != nil {
+	if s, err := fs.f.check(newname); s != nil || err != nil {
+		if s != nil {
+			return s.link(oldname, newname)
+		}
 		return err
 	}
 	return fs.FS.Link(oldname, newname)
 }
 
 func (fs *fenceFS) Remove(name string) error {
-	if err := fs.f.check(name); err != nil {
+	if s, err := fs.f.check(name); s != nil || err != nil {
+		if s != nil {
+			return s.remove(name)
+		}
 		return err
 	}
 	return fs.FS.Remove(name)
 }
 
 func (fs *fenceFS) RemoveAll(name string) error {
-	if err := fs.f.check(name); err != nil {
+	if s, err := fs.f.check(name); s != nil || err != nil {
+		if s != nil {
+			return s.removeAll(name)
+		}
 		return err
 	}
 	return fs.FS.RemoveAll(name)
 }
 
 func (fs *fenceFS) Rename(oldname, newname string) error {
-	if err := fs.f.check(newname); err != nil {
+	if s, err := fs.f.check(newname); s != nil || err != nil {
+		if s != nil {
+			return s.rename(oldname, newname)
+		}
 		return err
 	}
 	return fs.FS.Rename(oldname, newname)
@@ -132,43 +162,52 @@ type fenceFile struct {
 }
 
 func (f *fenceFile) Write(p []byte) (int, error) {
-	if err := f.f.check(f.name); err != nil {
-		return 0, err
+	if s, err := f.f.check(f.name); s != nil || err != nil {
+		return dropped(len(p), s, err)
 	}
 	return f.File.Write(p)
 }
 
 func (f *fenceFile) WriteAt(p []byte, off int64) (int, error) {
-	if err := f.f.check(f.name); err != nil {
-		return 0, err
+	if s, err := f.f.check(f.name); s != nil || err != nil {
+		return dropped(len(p), s, err)
 	}
 	return f.File.WriteAt(p, off)
 }
 
 func (f *fenceFile) Preallocate(off, n int64) error {
-	if err := f.f.check(f.name); err != nil {
+	if s, err := f.f.check(f.name); s != nil || err != nil {
 		return err
 	}
 	return f.File.Preallocate(off, n)
 }
 
 func (f *fenceFile) Sync() error {
-	if err := f.f.check(f.name); err != nil {
+	if s, err := f.f.check(f.name); s != nil || err != nil {
 		return err
 	}
 	return f.File.Sync()
 }
 
 func (f *fenceFile) SyncData() error {
-	if err := f.f.check(f.name); err != nil {
+	if s, err := f.f.check(f.name); s != nil || err != nil {
 		return err
 	}
 	return f.File.SyncData()
 }
 
 func (f *fenceFile) SyncTo(length int64) (bool, error) {
-	if err := f.f.check(f.name); err != nil {
-		return false, err
+	if s, err := f.f.check(f.name); s != nil || err != nil {
+		return s != nil, err
 	}
 	return f.File.SyncTo(length)
+}
+
+// dropped is what a write of n bytes returns at the fence: it fails with err, or, in a sandbox, which
+// takes no write to a file of the disk, succeeds without changing it.
+func dropped(n int, s *sandbox, err error) (int, error) {
+	if s != nil {
+		return n, nil
+	}
+	return 0, err
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -23,9 +24,10 @@ import (
 // openDB is pebble.Open, but it returns once a flush fails while Pebble opens the store. Pebble flushes the
 // memtables it recovered from the logs before its Open returns, and retries a failed flush at once, again
 // and again, while Open waits for it (DB.Open in pebble/v2 open.go, then DB.flush in compaction.go): on a
-// full disk it would never return. openDB raises the fence, so that the retries wait instead of spinning
-// and change no file, leaves Pebble's Open behind, and releases the directory's lock, so that the store
-// can be opened again, in this process too, once the disk has room.
+// full disk it would never return. openDB raises the fence with a sandbox (sandbox.go), so that the next
+// retry succeeds in memory, changing no file of the disk, and Pebble's Open returns; it closes the store
+// that Open returned, so that nothing of it is left behind, and releases the directory's lock, so that
+// the store can be opened again, in this process too, once the disk has room.
 func (e *engine) openDB(dir string, opts *pebble.Options) (*pebble.DB, error) {
 	type result struct {
 		db  *pebble.DB
@@ -49,16 +51,29 @@ func (e *engine) openDB(dir string, opts *pebble.Options) (*pebble.DB, error) {
 		return nil, r.err
 	default:
 	}
+	e.fence.sandbox.Store(newSandbox(opts.FS.(*fenceFS).FS))
 	e.fence.raise()
-	e.fence.releaseLock()
-	go func() { // Pebble's Open waits for the flush, which waits at the fence: in practice it never returns
-		if r := <-done; r.db != nil {
-			e.fence.open()
-			_ = r.db.Close()
+	closeDB := func(r result) {
+		if r.db != nil {
+			_ = e.guard(r.db.Close)
 		}
-	}()
+	}
+	wait := time.NewTimer(sandboxWait)
+	defer wait.Stop()
+	select {
+	case r := <-done:
+		closeDB(r)
+	case <-wait.C: // not expected: every change succeeds in the sandbox
+		e.log.Warn("durable: the store that a failed Open left behind did not end: it is left running", "dir", dir, "waited", sandboxWait)
+		go func() { closeDB(<-done) }()
+	}
+	e.fence.releaseLock()
 	return nil, fmt.Errorf("the records recovered from its logs cannot be written to a table file: %w", e.openFailed.err)
 }
+
+// sandboxWait bounds how long a failed Open waits for Pebble's Open to end in the sandbox, which takes
+// milliseconds: beyond it, Open returns and leaves it running.
+const sandboxWait = 10 * time.Second
 
 // onceSignal is closed, once, with the error of the first failed flush while the store opens.
 type onceSignal struct {
