@@ -36,10 +36,11 @@
 // When a write or a sync fails (a full disk), the store fails for good, as fifoq.Store says: the call
 // under way and every later change of its queues return fifoq.ErrStoreFailed, which wraps the cause
 // (errors.Is(err, syscall.ENOSPC)), while their reads go on. This holds as well for what Pebble writes on
-// its own goroutines (a memtable's flush to a table file, the MANIFEST), whose failures Pebble's own logger
-// would end the process for. From the failure on, the store's files are not changed any more, so that
-// they stay as a crash would have left them: Close releases them and returns the failure, and opening the
-// directory again recovers every change that was acknowledged.
+// its own goroutines (a memtable's flush to a table file, a compaction, the MANIFEST), whose failures
+// Pebble's own logger would end the process for, or Pebble would retry without end: the store fails at
+// once, on an idle store too, and its Failed channel is closed. From the failure on, the store's files are
+// not changed any more, so that they stay as a crash would have left them: Close releases them and returns
+// the failure, and opening the directory again recovers every change that was acknowledged.
 //
 // Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
 // found as it reads the queue's records. A store that cannot be opened (a full disk, a directory it may not
@@ -166,7 +167,9 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 		removeMade(c.fs, made, c.logger)
 		return nil, err
 	}
-	return s.(*fifoq.Store), nil
+	st := s.(*fifoq.Store)
+	e.bind(st)
+	return st, nil
 }
 
 // checkFormat refuses a store whose directory held table files but which holds no record of fifoq's format
@@ -375,10 +378,11 @@ type engine struct {
 	closed bool
 	broken error // an apply or a sync failed: every later commit fails with it
 
-	openFailed onceSignal    // a flush failed while Pebble opened the store (open.go)
-	mark       *syncMark     // how far the log was synced (syncmark.go)
-	kept       string        // the directory of the logs kept while the store opens (syncmark.go)
-	lastLog    atomic.Uint64 // the number of the newest log
+	openFailed onceSignal                  // a flush failed while Pebble opened the store (open.go)
+	st         atomic.Pointer[fifoq.Store] // the store of the engine, which fail fails too (failure.go)
+	mark       *syncMark                   // how far the log was synced (syncmark.go)
+	kept       string                      // the directory of the logs kept while the store opens (syncmark.go)
+	lastLog    atomic.Uint64               // the number of the newest log
 }
 
 var _ store.Engine = (*engine)(nil)

@@ -1,10 +1,15 @@
 package durable
 
 import (
+	"bytes"
+	"context"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // WithFS makes the store use fs for its files, so that the tests can inject faults (durable_test.go). It
@@ -26,3 +31,17 @@ func WithWriteHook(fn func(repr []byte, sync bool)) Option { return func(c *conf
 
 // Tune sets the options of Pebble's that a store opened with no options sets.
 func Tune(o *pebble.Options) { tune(o, defaultConfig()) }
+
+// Flush makes the store's Pebble flush its memtable to a table file, as it does on its own when the
+// memtable fills up, and returns at once: what the flush meets reaches the store through Pebble's events,
+// as on an idle store. It exists only in this package's tests.
+func Flush(st *fifoq.Store) {
+	_, _ = store.EngineOf(st).(*engine).db.AsyncFlush()
+}
+
+// Compact makes the store's Pebble compact all its table files, as it does on its own once level 0 holds
+// too many, and returns the compaction's error: what it meets reaches the store through Pebble's events.
+// It exists only in this package's tests.
+func Compact(st *fifoq.Store) error {
+	return store.EngineOf(st).(*engine).db.Compact(context.Background(), []byte{0}, bytes.Repeat([]byte{0xff}, 16), false)
+}

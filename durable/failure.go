@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -9,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/store"
 )
 
 // fatal is the panic of logger.Fatalf: Pebble calls it when its commit pipeline cannot go on.
@@ -49,7 +53,11 @@ func guarded() bool {
 
 // fail makes the store refuse every later commit with err, and raises the fence, which stops every
 // change of its files: fail-stop, as PostgreSQL does after a failed fsync. (While Pebble opens the store,
-// the fence stays down: Open fails with Pebble's error, or the engine's first scan with err.)
+// the fence stays down: Open fails with Pebble's error, or the engine's first scan with err.) It fails the
+// fifoq.Store at once too, so that its Failed channel is closed and its Err is set even when no queue
+// writes: a failure on one of Pebble's own goroutines (a flush, a compaction) shows on an idle store. It
+// takes no lock but the engine's, for a moment: Pebble calls it from its event listener, which holds
+// Pebble's own.
 func (e *engine) fail(err error) {
 	if e.opened.Load() {
 		e.fence.raise()
@@ -64,6 +72,21 @@ func (e *engine) fail(err error) {
 		e.log.Error("durable: the store failed: it refuses every change until it is opened again", "dir", e.dir, "error", err.Error())
 	} else if first {
 		e.log.Debug("durable: the store failed while it opened", "dir", e.dir, "error", err.Error()) // Open returns it
+	}
+	if st := e.st.Load(); first && st != nil {
+		_ = store.FailStore(st, err)
+	}
+}
+
+// bind makes st the fifoq.Store of the engine, which fail fails too, and fails it at once if the engine
+// failed before.
+func (e *engine) bind(st *fifoq.Store) {
+	e.st.Store(st)
+	e.mu.Lock()
+	err := e.broken
+	e.mu.Unlock()
+	if err != nil {
+		_ = store.FailStore(st, err)
 	}
 }
 
@@ -81,7 +104,11 @@ const emptyFlush = "pebble: empty table"
 // events are what the engine does on Pebble's events: a failed flush (a full disk) fails the store, which
 // would otherwise take commits until its memtables filled up and then hang them; Pebble retries the flush
 // at once, again and again, until the store is closed, so its errors are logged at Debug once the store
-// failed. A damaged table is logged at Debug, and the read that met it returns ErrStoreCorrupt, naming it
+// failed. A failed compaction fails the store too: it is a write of the store's files that failed, on a
+// disk that is full or failing, which fail-stop covers wherever it happens; Pebble would retry it without
+// end ("TODO(peter): count consecutive compaction errors and backoff", DB.handleCompactFailure in
+// compaction.go), and the fence keeps the files as they are. A compaction that Pebble cancelled is no
+// failure. A damaged table is logged at Debug, and the read that met it returns ErrStoreCorrupt, naming it
 // (Pebble's default calls Logger.Fatalf).
 func (e *engine) events() *pebble.EventListener {
 	return &pebble.EventListener{
@@ -102,6 +129,11 @@ func (e *engine) events() *pebble.EventListener {
 				if !e.opened.Load() {
 					e.openFailed.signal(info.Err)
 				}
+			}
+		},
+		CompactionEnd: func(info pebble.CompactionInfo) {
+			if info.Err != nil && !errors.Is(info.Err, pebble.ErrCancelledCompaction) {
+				e.fail(fmt.Errorf("compaction: %w", info.Err))
 			}
 		},
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
