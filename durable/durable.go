@@ -366,11 +366,12 @@ type engine struct {
 	onWrite  func(repr []byte, sync bool) // the tests' WithWriteHook, or nil
 
 	// run's own
-	merged    *pebble.Batch // a round's batches, as one
-	latency   time.Duration // a moving average of the time a synced round takes to write and sync
-	unsynced  bool          // WithSyncEvery: a round was written since the last sync of the logs
-	applied   uint64        // the sequence number of the last record written (syncmark.go)
-	logSynced logSync       // WithSyncEvery: how far the last sync of the logs went, for the mark
+	merged     *pebble.Batch // a round's batches, as one
+	latency    time.Duration // a moving average of the time a synced round takes to write and sync
+	unsynced   bool          // WithSyncEvery: a round was written since the last sync of the logs
+	applied    uint64        // the sequence number of the last record written (syncmark.go)
+	logSynced  logSync       // WithSyncEvery: how far the last sync of the logs went, for the mark
+	markBehind bool          // the last write of the sync mark failed (syncmark.go)
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied

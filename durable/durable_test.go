@@ -210,6 +210,7 @@ type faultFS struct {
 	hit  func(name string) bool
 
 	faults  atomic.Int64  // errors returned
+	faulted chan struct{} // if not nil, signalled (without blocking) at each error returned
 	waiting chan struct{} // tablesWait: closed once a table file waits
 	goOn    chan struct{} // tablesWait: closed by the test to let them go on
 	once    sync.Once
@@ -226,6 +227,10 @@ func (fs *faultFS) fault(name string, sync bool) error {
 		return nil
 	}
 	fs.faults.Add(1)
+	select {
+	case fs.faulted <- struct{}{}:
+	default:
+	}
 	op := "write"
 	if sync {
 		op = "sync"
