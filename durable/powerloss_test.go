@@ -336,3 +336,68 @@ func rotatedCrash(t *testing.T) (dir string, a, b []string) {
 	a, b = rotatedSends(n)
 	return dir, a, b
 }
+
+// TestCutLogsBounded: each Open that cuts a torn log keeps a copy of it in fifoq-cut-logs, and the
+// directory holds the last 8 copies: an older one is removed when a new one is made (it grew without
+// bound before), and a cut that a crash cut short leaves nothing there. Ten times over, a relaxed store is
+// left as a power loss leaves it, its log torn after its last real sync, and opened.
+func TestCutLogsBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cuts := filepath.Join(dir, "fifoq-cut-logs")
+	var made []string // the logs cut, in order
+	for round := range 10 {
+		ticks := make(chan time.Time)
+		st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks))
+		q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+		send(t, q, fmt.Sprintf("a%02d-%s", round, strings.Repeat("a", 1000)))
+		ticks <- time.Now() // taken by the engine's loop, which syncs before it takes the next send
+		for i := range 40 {
+			send(t, q, fmt.Sprintf("b%02d-%02d-%s", round, i, strings.Repeat("b", 4000)))
+		}
+		image := copyDir(t, dir) // what a power loss leaves, if every write reached the disk
+		require.NoError(t, st.Close())
+
+		// The store in dir becomes the image, with the rest of the block after its last real sync lost.
+		ents, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range ents {
+			if e.Type().IsRegular() {
+				require.NoError(t, os.Remove(filepath.Join(dir, e.Name())))
+			}
+		}
+		ents, err = os.ReadDir(image)
+		require.NoError(t, err)
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(image, e.Name()))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644))
+		}
+		_, synced, _ := markOffset(t, dir)
+		live := lastOf(t, dir, "*.log")
+		b, err := os.ReadFile(live)
+		require.NoError(t, err)
+		end := (int(synced)/(32<<10) + 1) * (32 << 10)
+		require.Greater(t, len(b), end, "round %d: the unsynced sends fill blocks after the synced offset's", round)
+		clear(b[synced:end])
+		require.NoError(t, os.WriteFile(live, b, 0o644))
+
+		if round == 9 { // what a cut that a crash cut short left
+			require.NoError(t, os.WriteFile(filepath.Join(cuts, "000001.log.cut"), []byte("x"), 0o644))
+		}
+		var logged bytes.Buffer
+		st, err = durable.Open(dir, durable.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+		require.NoError(t, err, "round %d", round)
+		require.Contains(t, logged.String(), "file="+live, "round %d: the log is cut", round)
+		require.NoError(t, st.Close())
+		made = append(made, filepath.Base(live))
+
+		ents, err = os.ReadDir(cuts)
+		require.NoError(t, err)
+		var kept []string
+		for _, e := range ents {
+			kept = append(kept, e.Name())
+		}
+		require.Equal(t, made[max(0, len(made)-8):], kept, "round %d: the copies in %s", round, cuts)
+	}
+}
