@@ -35,6 +35,7 @@ type crashModel struct {
 	fresh      []*crashDelivery  // deliveries read since the last check
 	problems   []string          // what the logs show wrong, reported by the next check
 	totals     crashTotals
+	moveRound  int // the last round that started a move task
 
 	// What keeps a round's work proportional to what changed, not to the whole history:
 	touched map[*crashBody]bool         // bodies with records since the last check, or stored at it
@@ -47,6 +48,7 @@ type crashTotals struct {
 	kills, earlyKills, torn                             int
 	attempts, sent, dupAcks, deliveries, deletes, fails int
 	moved, dlqSeen, released, releaseRefused            int
+	moveTasks, moveRounds                               int // move tasks started; rounds that started one
 }
 
 // crashBody is one body (one identity) and everything that happened to it. Its instances are the messages
@@ -126,8 +128,14 @@ func (m *crashModel) learn(msg, id, where string) {
 // apply adds the records of one side log.
 func (m *crashModel) apply(recs []crashRec) {
 	for _, r := range recs {
-		if r.K == recBegin || r.K == recMoveTask || r.K == recFatal {
+		if r.K == recBegin || r.K == recMoveStart || r.K == recMoveTask || r.K == recFatal {
 			switch r.K {
+			case recMoveStart:
+				m.totals.moveTasks++
+				if m.moveRound != r.round {
+					m.moveRound = r.round
+					m.totals.moveRounds++
+				}
 			case recMoveTask:
 				m.totals.moved += r.Moved
 			case recFatal:

@@ -141,10 +141,10 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 	}
 	run(func() error { return c.consume(c.pairs[1], 300) })
 	r := c.rng(400)
-	for _, p := range c.pairs {
+	for i, p := range c.pairs {
 		if r.IntN(100) < crashRedrivePercent {
 			delay := time.Duration(r.IntN(80)) * time.Millisecond
-			run(func() error { return c.redrive(p, delay) })
+			run(func() error { return c.redrive(p, delay, c.rng(uint64(410+i))) })
 		}
 	}
 
@@ -429,12 +429,22 @@ func (c *crashChild) deleteSome(p *crashPair, recs []crashRec, del []int, call f
 	return c.log.write(out...)
 }
 
-// redrive starts, after delay, a move task that takes the messages of the pair's dead-letter queue back
-// to the source, and logs how it ended.
-func (c *crashChild) redrive(p *crashPair, delay time.Duration) error {
-	c.pause(delay)
-	if c.stopped() {
-		return nil
+// redrive runs move tasks that take the messages of the pair's dead-letter queue back to the source, one
+// after another until the child stops, each after a pause of up to 80 ms (the first after delay).
+func (c *crashChild) redrive(p *crashPair, delay time.Duration, r *rand.Rand) error {
+	for c.pause(delay); !c.stopped(); c.pause(time.Duration(r.IntN(80)) * time.Millisecond) {
+		if err := c.moveTask(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveTask runs a move task that takes the messages of the pair's dead-letter queue back to the source, and
+// logs its start and how it ended.
+func (c *crashChild) moveTask(p *crashPair) error {
+	if err := c.log.write(crashRec{K: recMoveStart, Q: p.q}); err != nil {
+		return err
 	}
 	t, err := p.dlq.StartMoveTask(context.Background(), nil, 0)
 	if err != nil {

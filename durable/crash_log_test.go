@@ -36,6 +36,7 @@ const (
 	recDelFailed  = "x" // the delete returned an error of the rules (Err)
 	recFailed     = "F" // ChangeVisibility(handle, 0) succeeded: the receive was failed
 	recFailErr    = "f" // ChangeVisibility(handle, 0) returned an error of the rules (Err)
+	recMoveStart  = "m" // a move task is about to start
 	recMoveTask   = "M" // a move task ended (Moved, ToMove, State)
 	recFatal      = "E" // the child met an error it did not expect, and exits
 )

@@ -129,11 +129,12 @@ func TestCrash(t *testing.T) {
 	tt := h.model.totals
 	t.Logf("seed %d: %d rounds in %v: %d kills (%d before the child was ready), then a graceful stop; "+
 		"%d sends attempted, %d acknowledged (%d retries answered as duplicates), %d deliveries, %d deletes and "+
-		"%d fails acknowledged, %d dead-letter moves seen, %d messages moved back by move tasks, "+
+		"%d fails acknowledged, %d dead-letter moves seen, %d move tasks started in %d rounds, %d messages moved "+
+		"back by move tasks that completed, "+
 		"%d receives of killed children released by the next (%d refused: ended or gone), %d torn log lines; "+
 		"at the end %d messages stored",
 		seed, round+1, time.Since(began).Round(time.Millisecond), tt.kills, tt.earlyKills, tt.attempts, tt.sent,
-		tt.dupAcks, tt.deliveries, tt.deletes, tt.fails, tt.dlqSeen, tt.moved, tt.released, tt.releaseRefused,
+		tt.dupAcks, tt.deliveries, tt.deletes, tt.fails, tt.dlqSeen, tt.moveTasks, tt.moveRounds, tt.moved, tt.released, tt.releaseRefused,
 		tt.torn, h.stored)
 }
 
@@ -209,8 +210,9 @@ const (
 	crashBacklog       = 600 // a producer waits while its source holds more messages
 	crashPoisonPercent = 5
 	crashFailPercent   = 20 // of the other deliveries
-	// crashRedrivePercent is the chance that a child starts a move task on a dead-letter queue.
-	crashRedrivePercent = 35
+	// crashRedrivePercent is the chance that a child runs move tasks on a dead-letter queue: one after another,
+	// so that they overlap the receives that move messages in.
+	crashRedrivePercent = 60
 )
 
 // crashHarness runs the rounds of TestCrash.
