@@ -66,6 +66,7 @@
 package durable
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // ErrLocked: another process (or another Store of this one) has the directory open. A directory holds one
@@ -160,37 +161,43 @@ func Open(dir string, opts ...Option) (*fifoq.Store, error) {
 		_ = e.Close()
 		return nil, err
 	}
-	s, err := store.NewStore(e, dir)
+	s, err := fifoq.OpenStore(e, dir)
 	if err != nil {
 		_ = e.Close()
 		removeMade(c.fs, made, c.logger)
 		return nil, err
 	}
-	return s.(*fifoq.Store), nil
+	return s, nil
 }
 
-// checkFormat refuses a store whose directory held table files but which holds no record of fifoq's format
-// (a key that starts with 0x00, see fifoq's codec.go), which is its first record and is never deleted: its
-// MANIFEST or its logs lost it, and whatever else Pebble did not find. (Without table files, it may be a
-// store whose making a crash cut short, which fifoq completes.)
+// checkFormat refuses a store whose directory held table files but which holds no record: its MANIFEST or
+// its logs lost them, and Pebble opened what was left, nothing. (Without table files, it may be a store
+// whose making a crash cut short, which fifoq completes. A store that lost some records but not all is
+// fifoq.OpenStore's to refuse: fifoq's first record, which it never deletes, is then missing.)
 func (e *engine) checkFormat() error {
 	if e.manifest == "" {
 		return nil
 	}
 	found := false
-	err := e.Scan([]byte{0x00}, []byte{0x01}, func(k, v []byte) error {
+	err := e.Scan(nil, bytes.Repeat([]byte{0xff}, 8), func(k, v []byte) error {
 		found = true
-		return nil
+		return errFound
 	})
+	if errors.Is(err, errFound) {
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
 	if !found {
-		return fmt.Errorf("%w: %s holds table files but not the store's first record: its MANIFEST (%s) or its logs are damaged",
+		return fmt.Errorf("%w: %s holds table files but no record: its MANIFEST (%s) or its logs are damaged",
 			fifoq.ErrStoreCorrupt, e.dir, e.manifest)
 	}
 	return nil
 }
+
+// errFound stops checkFormat's scan at the first record.
+var errFound = errors.New("durable: found a record")
 
 // unborn reports whether the files of a directory in which Pebble found no store are those of a store that
 // was never made: none, or Pebble's lock file, which it makes before it looks for a store, and the first
@@ -341,7 +348,7 @@ func openError(vfs vfs.FS, dir string, err error) error {
 	return fmt.Errorf("durable: open %s: %w", dir, oneLine(err))
 }
 
-// engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
+// engine is the storage.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
 // it writes the round's batches to Pebble as one batch and syncs the log once, then wakes the round's
 // waiters.
 type engine struct {
@@ -381,7 +388,7 @@ type engine struct {
 	lastLog    atomic.Uint64 // the number of the newest log
 }
 
-var _ store.Engine = (*engine)(nil)
+var _ storage.Engine = (*engine)(nil)
 
 // An item is what run does, in order: apply a batch or start a scan.
 type item struct {
@@ -423,7 +430,7 @@ func (e *engine) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
 	}
 	err = r.Wait()
 	if s.chunks == nil { // not started: a batch before it failed
-		return cmp.Or(err, store.ErrClosed)
+		return cmp.Or(err, storage.ErrClosed)
 	}
 	var ferr error
 	for c := range s.chunks {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/fifoqprom"
-	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // Tests of the request metrics (RequestCollector), the store's (WithStore), and promlint over every
@@ -151,13 +151,13 @@ func rqRace() bool {
 
 // rqStore returns a store over the tests' in-memory engine, which reports no syncs or size, and the
 // engine, to fail it.
-func rqStore(t *testing.T) (*fifoq.Store, *store.Memory) {
+func rqStore(t *testing.T) (*fifoq.Store, *storagetest.Memory) {
 	t.Helper()
-	eng, err := store.NewDisk().Open()
+	eng, err := storagetest.NewDisk().Open()
 	require.NoError(t, err)
-	st, err := store.NewStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
-	return st.(*fifoq.Store), eng
+	return st, eng
 }
 
 // The store's metrics: syncs, failed (0, then 1 once a commit failed); no size from an engine that tells
