@@ -19,8 +19,8 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
-	"github.com/fifoq/fifoq/storage/storagetest"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // A store that cannot be opened stops "serve --data-dir" at once (issue 16, items 1, 3 and 4): exit status
