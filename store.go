@@ -36,8 +36,6 @@ type Store struct {
 
 	// failed is set once: the error every change returns after the store failed or was closed.
 	failed atomic.Pointer[error]
-	// failedCh is closed when the store fails (not when it is closed): Failed.
-	failedCh chan struct{}
 	// open holds the queues open on the store by name. It is replaced whole under mu, so a queue can look a
 	// source up while it holds its own lock, which must not wait for mu.
 	open atomic.Pointer[map[string]*Queue]
@@ -93,7 +91,7 @@ func init() {
 // deleted), returns ErrStoreCorrupt. A failed write of the format record of a new store returns
 // ErrStoreFailed.
 func OpenStore(e storage.Engine, location string) (*Store, error) {
-	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord), failedCh: make(chan struct{})}
+	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord)}
 	s.open.Store(&map[string]*Queue{})
 	formatSeen := false
 	err := e.Scan([]byte{keyFormat}, []byte{keyQueue + 1}, func(k, v []byte) error {
@@ -236,12 +234,18 @@ func (s *Store) deleteQueue(name string) (commit, error) {
 	return c, nil
 }
 
-// err returns the error of a failed or closed store, or nil.
+// err returns the error of a failed or closed store, or nil. A store whose engine broke on its own (a
+// flush of its files that failed while no queue wrote) fails at the first look.
 func (s *Store) err() error {
 	if p := s.failed.Load(); p != nil {
 		return *p
 	}
-	return nil
+	select {
+	case <-s.eng.Failed():
+		return s.fail(s.eng.Health().Err)
+	default:
+		return nil
+	}
 }
 
 // fail records that a write or a sync failed: the store refuses every later change. It returns the error
@@ -252,23 +256,22 @@ func (s *Store) fail(cause error) error {
 		err = fmt.Errorf("%w: %s", ErrStoreClosed, s.location)
 	}
 	if s.failed.CompareAndSwap(nil, &err) {
-		if !errors.Is(err, ErrStoreClosed) {
-			close(s.failedCh)
-		}
 		return err
 	}
-	return s.err()
+	return *s.failed.Load()
 }
 
 // Err returns the error every change of the store's queues returns: nil while the store works; once a
-// write or a sync failed, an error that wraps ErrStoreFailed and the engine's error (errors.Is(err,
-// syscall.ENOSPC) on a full disk); after Close, one that wraps ErrStoreClosed.
+// write or a sync failed (a queue's, or one of the engine's own, such as a flush of its files), an error
+// that wraps ErrStoreFailed and the engine's error (errors.Is(err, syscall.ENOSPC) on a full disk); after
+// Close, one that wraps ErrStoreClosed.
 func (s *Store) Err() error { return s.err() }
 
-// Failed returns a channel that is closed when the store fails (a write or a sync failed; Err tells why),
-// so that a server can report it and stop, to be restarted on the directory, which recovers every change
-// acknowledged before the failure. Close does not close it.
-func (s *Store) Failed() <-chan struct{} { return s.failedCh }
+// Failed returns a channel that is closed when the store fails (a write or a sync failed, a queue's or one
+// of the engine's own, on an idle store too; Err tells why), so that a server can report it and stop, to be
+// restarted on the directory, which recovers every change acknowledged before the failure. Close does not
+// close it.
+func (s *Store) Failed() <-chan struct{} { return s.eng.Failed() }
 
 // setOpen records q as the open queue of that name, or forgets the name when q is nil. s.mu must be held.
 func (s *Store) setOpen(name string, q *Queue) {

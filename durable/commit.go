@@ -265,9 +265,16 @@ func (e *engine) write(batches []*batch, opts *pebble.WriteOptions, wrote *bool)
 	return err
 }
 
-// syncLogs syncs the logs, with WithSyncEvery, when a round was written since they were last synced.
+// syncLogs syncs the logs, with WithSyncEvery, when a round was written since they were last synced; when
+// none was, it writes the sync mark again if its last write failed (markSynced).
 func (e *engine) syncLogs() {
-	if e.relaxed == nil || !e.unsynced || e.failed() {
+	if e.relaxed == nil || e.failed() {
+		return
+	}
+	if !e.unsynced {
+		if e.markBehind {
+			e.markSynced(e.applied) // what the last sync covered: nothing was applied since
+		}
 		return
 	}
 	start := time.Now()

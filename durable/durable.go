@@ -36,10 +36,11 @@
 // When a write or a sync fails (a full disk), the store fails for good, as fifoq.Store says: the call
 // under way and every later change of its queues return fifoq.ErrStoreFailed, which wraps the cause
 // (errors.Is(err, syscall.ENOSPC)), while their reads go on. This holds as well for what Pebble writes on
-// its own goroutines (a memtable's flush to a table file, the MANIFEST), whose failures Pebble's own logger
-// would end the process for. From the failure on, the store's files are not changed any more, so that
-// they stay as a crash would have left them: Close releases them and returns the failure, and opening the
-// directory again recovers every change that was acknowledged.
+// its own goroutines (a memtable's flush to a table file, a compaction, the MANIFEST), whose failures
+// Pebble's own logger would end the process for, or Pebble would retry without end: the store fails at
+// once, on an idle store too, and its Failed channel is closed. From the failure on, the store's files are
+// not changed any more, so that they stay as a crash would have left them: Close releases them and returns
+// the failure, and opening the directory again recovers every change that was acknowledged.
 //
 // Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
 // found as it reads the queue's records. A store that cannot be opened (a full disk, a directory it may not
@@ -141,33 +142,48 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // fifoq.ErrStoreCorrupt with the file or the record named: it is not opened in part, nor replaced by an
 // empty one (see Failures in the package documentation for what cannot be told from a crash).
 func Open(dir string, opts ...Option) (*fifoq.Store, error) {
+	st, _, err := open(dir, opts)
+	return st, err
+}
+
+// configOf returns the configuration opts make.
+func configOf(opts []Option) (config, error) {
 	c := defaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.err != nil {
-		return nil, c.err
-	}
 	if c.logger == nil {
 		c.logger = slog.Default()
+	}
+	return c, c.err
+}
+
+// open is Open, which also returns the store's engine.
+func open(dir string, opts []Option) (*fifoq.Store, *engine, error) {
+	c, err := configOf(opts)
+	if err != nil {
+		return nil, nil, err
 	}
 	made := madeDirs(c.fs, dir)
 	e, err := openEngine(dir, c)
 	if err != nil {
 		removeMade(c.fs, made, c.logger)
-		return nil, err
+		return nil, nil, err
 	}
 	if err := e.checkFormat(); err != nil {
 		_ = e.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	s, err := fifoq.OpenStore(e, dir)
+	st, err := fifoq.OpenStore(e, dir)
 	if err != nil {
+		if errors.Is(err, fifoq.ErrStoreCorrupt) && e.manifest != "" {
+			err = fmt.Errorf("%w (the store held table files: see its MANIFEST %s and its logs)", err, e.manifest)
+		}
 		_ = e.Close()
 		removeMade(c.fs, made, c.logger)
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return st, e, nil
 }
 
 // checkFormat refuses a store whose directory held table files but which holds no record: its MANIFEST or
@@ -257,7 +273,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, kept: kept, fence: newFence(), wake: make(chan struct{}, 1),
-		full: make(chan struct{}, 1), exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})},
+		full: make(chan struct{}, 1), exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}, failedCh: make(chan struct{}),
 		every: c.syncEvery, ticks: c.syncTicks, onWrite: c.onWrite}
 	e.health.fs = c.fs
 	fs := c.fs
@@ -370,11 +386,12 @@ type engine struct {
 	onWrite  func(repr []byte, sync bool) // the tests' WithWriteHook, or nil
 
 	// run's own
-	merged    *pebble.Batch // a round's batches, as one
-	latency   time.Duration // a moving average of the time a synced round takes to write and sync
-	unsynced  bool          // WithSyncEvery: a round was written since the last sync of the logs
-	applied   uint64        // the sequence number of the last record written (syncmark.go)
-	logSynced logSync       // WithSyncEvery: how far the last sync of the logs went, for the mark
+	merged     *pebble.Batch // a round's batches, as one
+	latency    time.Duration // a moving average of the time a synced round takes to write and sync
+	unsynced   bool          // WithSyncEvery: a round was written since the last sync of the logs
+	applied    uint64        // the sequence number of the last record written (syncmark.go)
+	logSynced  logSync       // WithSyncEvery: how far the last sync of the logs went, for the mark
+	markBehind bool          // the last write of the sync mark failed (syncmark.go)
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied
@@ -383,6 +400,7 @@ type engine struct {
 	broken error // an apply or a sync failed: every later commit fails with it
 
 	openFailed onceSignal    // a flush failed while Pebble opened the store (open.go)
+	failedCh   chan struct{} // closed when broken is set: Failed
 	mark       *syncMark     // how far the log was synced (syncmark.go)
 	kept       string        // the directory of the logs kept while the store opens (syncmark.go)
 	lastLog    atomic.Uint64 // the number of the newest log

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -49,7 +50,11 @@ func guarded() bool {
 
 // fail makes the store refuse every later commit with err, and raises the fence, which stops every
 // change of its files: fail-stop, as PostgreSQL does after a failed fsync. (While Pebble opens the store,
-// the fence stays down: Open fails with Pebble's error, or the engine's first scan with err.)
+// the fence stays down: Open fails with Pebble's error, or the engine's first scan with err.) It closes the
+// engine's Failed channel, so that the fifoq.Store over it is failed at once (its Failed closed, its Err
+// set) even when no queue writes: a failure on one of Pebble's own goroutines (a flush, a compaction) shows
+// on an idle store. It takes no lock but the engine's, for a moment: Pebble calls it from its event
+// listener, which holds Pebble's own.
 func (e *engine) fail(err error) {
 	if e.opened.Load() {
 		e.fence.raise()
@@ -65,7 +70,15 @@ func (e *engine) fail(err error) {
 	} else if first {
 		e.log.Debug("durable: the store failed while it opened", "dir", e.dir, "error", err.Error()) // Open returns it
 	}
+	if first {
+		close(e.failedCh) // fifoq.Store.Failed
+	}
 }
+
+// Failed returns a channel that is closed when the engine breaks: a write or a sync failed, in a commit or
+// on one of Pebble's own goroutines (a flush, a compaction), so that fifoq.Store.Failed says so on an idle
+// store too.
+func (e *engine) Failed() <-chan struct{} { return e.failedCh }
 
 // failed reports whether the store refuses commits.
 func (e *engine) failed() bool {
@@ -81,7 +94,11 @@ const emptyFlush = "pebble: empty table"
 // events are what the engine does on Pebble's events: a failed flush (a full disk) fails the store, which
 // would otherwise take commits until its memtables filled up and then hang them; Pebble retries the flush
 // at once, again and again, until the store is closed, so its errors are logged at Debug once the store
-// failed. A damaged table is logged at Debug, and the read that met it returns ErrStoreCorrupt, naming it
+// failed. A failed compaction fails the store too: it is a write of the store's files that failed, on a
+// disk that is full or failing, which fail-stop covers wherever it happens; Pebble would retry it without
+// end ("TODO(peter): count consecutive compaction errors and backoff", DB.handleCompactFailure in
+// compaction.go), and the fence keeps the files as they are. A compaction that Pebble cancelled is no
+// failure. A damaged table is logged at Debug, and the read that met it returns ErrStoreCorrupt, naming it
 // (Pebble's default calls Logger.Fatalf).
 func (e *engine) events() *pebble.EventListener {
 	return &pebble.EventListener{
@@ -102,6 +119,11 @@ func (e *engine) events() *pebble.EventListener {
 				if !e.opened.Load() {
 					e.openFailed.signal(info.Err)
 				}
+			}
+		},
+		CompactionEnd: func(info pebble.CompactionInfo) {
+			if info.Err != nil && !errors.Is(info.Err, pebble.ErrCancelledCompaction) {
+				e.fail(fmt.Errorf("compaction: %w", info.Err))
 			}
 		},
 		DataCorruption: func(info pebble.DataCorruptionInfo) {

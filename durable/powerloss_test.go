@@ -1,14 +1,18 @@
 package durable_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -158,5 +162,242 @@ func TestPowerLossRelaxed(t *testing.T) {
 			require.ErrorContains(t, err, fmt.Sprintf("synced up to offset %d", synced))
 			require.NoDirExists(t, filepath.Join(image, "fifoq-cut-logs"), "nothing cut")
 		})
+	}
+}
+
+// rotatedChildDir is the environment variable that makes TestRelaxedRotatedChild the child of
+// TestPowerLossRelaxedRotated, writing the store in the directory it names.
+const rotatedChildDir = "FIFOQ_DURABLE_ROTATED_CHILD_DIR"
+
+// rotatedSends are the bodies that TestRelaxedRotatedChild sends: 10 of 1 KB (a), then the interval
+// passes (a real sync), then n of 4 KB (b).
+func rotatedSends(n int) (a, b []string) {
+	for i := range 10 {
+		a = append(a, fmt.Sprintf("a%02d-%s", i, strings.Repeat("a", 1000)))
+	}
+	for i := range n {
+		b = append(b, fmt.Sprintf("b%03d-%s", i, strings.Repeat("b", 4000)))
+	}
+	return a, b
+}
+
+// TestRelaxedRotatedChild is the child of TestPowerLossRelaxedRotated; run otherwise, it does nothing. It
+// opens a relaxed store with a small memtable, sends a, lets the interval pass (a real sync), and sends b
+// until the log rotated three times after that sync and the live log holds three sends at least; then it
+// prints how many it sent of b, every one acknowledged, and waits to be killed.
+func TestRelaxedRotatedChild(t *testing.T) {
+	dir := os.Getenv(rotatedChildDir)
+	if dir == "" {
+		return
+	}
+	ticks := make(chan time.Time)
+	st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks), durable.WithMemTableSize(64<<10))
+	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+	a, b := rotatedSends(1000)
+	send(t, q, a...)
+	ticks <- time.Now() // taken by the engine's loop, which syncs before it takes the next send
+	rotations, since, live := 0, 0, lastOf(t, dir, "*.log")
+	n := 0
+	for ; rotations < 3 || since < 3; n++ {
+		require.Less(t, n, len(b), "the log did not rotate")
+		send(t, q, b[n])
+		since++
+		if l := lastOf(t, dir, "*.log"); l != live {
+			rotations, since, live = rotations+1, 0, l
+		}
+	}
+	fmt.Printf("sent %d\n", n)
+	_, err := io.Copy(io.Discard, os.Stdin) // until the parent kills it
+	require.NoError(t, err)
+}
+
+// TestPowerLossRelaxedRotated: a store opened WithSyncEvery whose write-ahead log rotated after its last
+// real sync (the memtable filled up), so that the sync mark names a log older than the live one, and
+// records nothing synced of the live one. The process is killed (SIGKILL), which leaves the store as a
+// crash of the machine would if every write had reached the disk; then the live log is torn, or lost, as a
+// power loss may leave it. Pebble syncs a log as it closes it (relaxedFS), so every log before the live
+// one is whole; Open keeps them, and cuts the live one at its first damaged chunk when a later chunk
+// claims a sync beyond it: nothing acknowledged before the last real sync is lost, and what survives of
+// the rest is in order, with no gap.
+func TestPowerLossRelaxedRotated(t *testing.T) {
+	t.Parallel()
+	dir, a, b := rotatedCrash(t)
+	// crashed returns a copy of the store that the killed child left, and what it sent.
+	crashed := func(t *testing.T) (image string, _, _ []string) { return copyDir(t, dir), a, b }
+	// open opens the store in dir and returns its queue's bodies and what it logged.
+	open := func(t *testing.T, dir string) (got []string, logged string) {
+		var buf bytes.Buffer
+		st, err := durable.Open(dir, durable.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
+		require.NoError(t, err, "Open; it logged: %s", &buf)
+		defer func() { require.NoError(t, st.Close()) }()
+		q, err := fifoq.New("q", fifoq.WithStore(st), fifoq.WithClock(fifoq.NewManualClock(t0)))
+		require.NoError(t, err)
+		return bodies(q), buf.String()
+	}
+	// prefix checks that got is a, then the first sends of b, in order, with no gap, and returns how many
+	// of b it holds.
+	prefix := func(t *testing.T, got, a, b []string) int {
+		require.GreaterOrEqual(t, len(got), len(a), "every send before the last real sync")
+		require.Equal(t, a, got[:len(a)], "every send before the last real sync")
+		n := len(got) - len(a)
+		require.LessOrEqual(t, n, len(b))
+		require.Equal(t, b[:n], got[len(a):], "the sends after the last real sync, in order, with no gap")
+		return n
+	}
+
+	t.Run("crash of the process", func(t *testing.T) {
+		t.Parallel()
+		image, a, b := crashed(t)
+		got, logged := open(t, image)
+		require.Equal(t, append(append([]string(nil), a...), b...), got, "everything written to the operating system")
+		require.NotContains(t, logged, "level=WARN")
+		require.NoDirExists(t, filepath.Join(image, "fifoq-cut-logs"), "nothing cut")
+	})
+
+	t.Run("live log torn", func(t *testing.T) {
+		t.Parallel()
+		image, a, b := crashed(t)
+		live := lastOf(t, image, "*.log")
+		orig, err := os.ReadFile(live)
+		require.NoError(t, err)
+		require.Greater(t, len(orig), 12<<10, "the live log holds sends of b")
+		// A page in the middle of the live log did not reach the disk; what follows it did, its chunks
+		// claiming syncs beyond the hole (which the relaxed mode let return at once).
+		torn := bytes.Clone(orig)
+		// The page of the live log's first send did not reach the disk; those of the next sends did,
+		// their chunks claiming syncs beyond it (which the relaxed mode let return at once). (The live
+		// log may be a recycled one, whose end holds an older log's chunks: Pebble stops at those.)
+		clear(torn[100:200])
+		require.NoError(t, os.WriteFile(live, torn, 0o644))
+		got, logged := open(t, image)
+		n := prefix(t, got, a, b)
+		t.Logf("kept %d of the %d sends of b", n, len(b))
+		require.LessOrEqual(t, n, len(b)-3, "the sends of b in the live log are dropped")
+		require.Contains(t, logged, "level=WARN")
+		require.Contains(t, logged, "file="+live)
+		require.Contains(t, logged, "offset=0 synced=0", "cut at its first chunk: the last real sync covered none of it")
+		kept, err := os.ReadFile(filepath.Join(image, "fifoq-cut-logs", filepath.Base(live)))
+		require.NoError(t, err, "the log as it was is kept")
+		require.Equal(t, torn, kept)
+
+		again, _ := open(t, image)
+		require.Equal(t, got, again, "opened again")
+	})
+
+	t.Run("live log lost", func(t *testing.T) {
+		t.Parallel()
+		image, a, b := crashed(t)
+		live := lastOf(t, image, "*.log")
+		info, err := os.Stat(live)
+		require.NoError(t, err)
+		// None of the live log's pages reached the disk, only its size.
+		require.NoError(t, os.WriteFile(live, make([]byte, info.Size()), 0o644))
+		got, _ := open(t, image)
+		n := prefix(t, got, a, b)
+		t.Logf("kept %d of the %d sends of b", n, len(b))
+		require.LessOrEqual(t, n, len(b)-3, "the sends of b in the live log are lost")
+		require.Positive(t, n, "the sends of b in the logs before the live one, which Pebble synced as it closed them")
+		require.NoDirExists(t, filepath.Join(image, "fifoq-cut-logs"), "nothing to cut: Pebble stops at the zeroes")
+	})
+}
+
+// rotatedCrash runs TestRelaxedRotatedChild on a new directory, kills it with SIGKILL once it has sent, and
+// returns the directory and what it sent. The store's sync mark names a log older than the live one.
+func rotatedCrash(t *testing.T) (dir string, a, b []string) {
+	t.Helper()
+	dir = t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRelaxedRotatedChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), rotatedChildDir+"="+dir)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	var n int
+	if err == nil {
+		_, err = fmt.Sscanf(line, "sent %d\n", &n)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	werr := cmd.Wait()
+	require.NoError(t, err, "the child's first line %q; its stderr: %s", line, &stderr)
+	var exit *exec.ExitError
+	require.ErrorAs(t, werr, &exit, "the child's stderr: %s", &stderr)
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	require.True(t, ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL, "the child ended with %v, not by SIGKILL; its stderr: %s", werr, &stderr)
+
+	num, _, relaxed := markOffset(t, dir)
+	require.True(t, relaxed)
+	live := lastOf(t, dir, "*.log")
+	require.Greater(t, filepath.Base(live), fmt.Sprintf("%06d.log", num), "the log rotated after the mark's log was synced")
+	a, b = rotatedSends(n)
+	return dir, a, b
+}
+
+// TestCutLogsBounded: each Open that cuts a torn log keeps a copy of it in fifoq-cut-logs, and the
+// directory holds the last 8 copies: an older one is removed when a new one is made (it grew without
+// bound before), and a cut that a crash cut short leaves nothing there. Ten times over, a relaxed store is
+// left as a power loss leaves it, its log torn after its last real sync, and opened.
+func TestCutLogsBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cuts := filepath.Join(dir, "fifoq-cut-logs")
+	var made []string // the logs cut, in order
+	for round := range 10 {
+		ticks := make(chan time.Time)
+		st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks))
+		q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+		send(t, q, fmt.Sprintf("a%02d-%s", round, strings.Repeat("a", 1000)))
+		ticks <- time.Now() // taken by the engine's loop, which syncs before it takes the next send
+		for i := range 40 {
+			send(t, q, fmt.Sprintf("b%02d-%02d-%s", round, i, strings.Repeat("b", 4000)))
+		}
+		image := copyDir(t, dir) // what a power loss leaves, if every write reached the disk
+		require.NoError(t, st.Close())
+
+		// The store in dir becomes the image, with the rest of the block after its last real sync lost.
+		ents, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range ents {
+			if e.Type().IsRegular() {
+				require.NoError(t, os.Remove(filepath.Join(dir, e.Name())))
+			}
+		}
+		ents, err = os.ReadDir(image)
+		require.NoError(t, err)
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(image, e.Name()))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644))
+		}
+		_, synced, _ := markOffset(t, dir)
+		live := lastOf(t, dir, "*.log")
+		b, err := os.ReadFile(live)
+		require.NoError(t, err)
+		end := (int(synced)/(32<<10) + 1) * (32 << 10)
+		require.Greater(t, len(b), end, "round %d: the unsynced sends fill blocks after the synced offset's", round)
+		clear(b[synced:end])
+		require.NoError(t, os.WriteFile(live, b, 0o644))
+
+		if round == 9 { // what a cut that a crash cut short left
+			require.NoError(t, os.WriteFile(filepath.Join(cuts, "000001.log.cut"), []byte("x"), 0o644))
+		}
+		var logged bytes.Buffer
+		st, err = durable.Open(dir, durable.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+		require.NoError(t, err, "round %d", round)
+		require.Contains(t, logged.String(), "file="+live, "round %d: the log is cut", round)
+		require.NoError(t, st.Close())
+		made = append(made, filepath.Base(live))
+
+		ents, err = os.ReadDir(cuts)
+		require.NoError(t, err)
+		var kept []string
+		for _, e := range ents {
+			kept = append(kept, e.Name())
+		}
+		require.Equal(t, made[max(0, len(made)-8):], kept, "round %d: the copies in %s", round, cuts)
 	}
 }

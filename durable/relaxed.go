@@ -28,8 +28,9 @@ var ErrSyncInterval = errors.New("durable: the sync interval must be positive")
 // Pebble tells a torn log from a damaged one by the sync offsets it records, which this mode advances before
 // the disk has the data. So the store's sync mark records, after each real sync, how far it covered the
 // log, and is synced too; Open cuts the log at its first damaged chunk past that offset, keeping a copy of
-// it in the store's directory fifoq-cut-logs and logging a warning, and opens the store with everything
-// up to the last real sync. Damage before the offset makes Open return fifoq.ErrStoreCorrupt, naming the log.
+// it in the store's directory fifoq-cut-logs (with those of the last 8 cuts: an older copy is removed when
+// a new one is made) and logging a warning, and opens the store with everything up to the last real sync.
+// Damage before the offset makes Open return fifoq.ErrStoreCorrupt, naming the log.
 func WithSyncEvery(interval time.Duration) Option {
 	return func(c *config) {
 		c.syncEvery = interval

@@ -3,6 +3,8 @@ package durable_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -80,4 +82,61 @@ func TestSyncEveryNotPositive(t *testing.T) {
 		_, serr := os.Stat(dir)
 		require.True(t, errors.Is(serr, os.ErrNotExist), "the directory of a refused Open: %v", serr)
 	}
+}
+
+// TestSyncEveryMarkCatchesUp: with WithSyncEvery, a write of the sync mark that fails after a real sync of
+// the log leaves the mark behind it (the store goes on: the changes are durable), and the next tick
+// writes it again, though nothing was written since: the mark records the log's synced offset once more,
+// which Open needs after a power loss to tell the synced part of the log from its torn end. Before, the
+// mark stayed behind until a change was written and synced again, which on an idle store might be never.
+func TestSyncEveryMarkCatchesUp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fs := newFaultFS(func(name string) bool { return filepath.Base(name) == "fifoq-synced" })
+	fs.faulted = make(chan struct{}, 1)
+	ticks := make(chan time.Time)
+	logs := &logHandler{}
+	st, err := durable.Open(dir, durable.WithFS(fs), durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks),
+		durable.WithLogger(slog.New(logs)))
+	require.NoError(t, err)
+	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
+	// tick hands the engine's loop a tick and waits until it took the next one: the sync of the first is done.
+	tick := func() {
+		ticks <- time.Now()
+		ticks <- time.Now() // nothing written in between: no sync
+	}
+
+	send(t, q, "a")
+	tick()
+	log1, off1, _ := markOffset(t, dir)
+	live := lastOf(t, dir, "*.log")
+	info, err := os.Stat(live)
+	require.NoError(t, err)
+	require.Equal(t, fmt.Sprintf("%06d.log", log1), filepath.Base(live), "the mark names the live log")
+	require.Equal(t, uint64(info.Size()), off1, "the mark records how far the sync covered the log")
+
+	send(t, q, "b")
+	fs.mode.Store(diskFull) // the mark's write fails, once
+	ticks <- time.Now()
+	<-fs.faulted // after the log's sync
+	fs.mode.Store(healthy)
+	require.NoError(t, st.Err(), "a failed write of the mark fails no store: the log's sync succeeded")
+	log2, off2, _ := markOffset(t, dir)
+	require.Equal(t, off1, off2, "the mark lags after its write failed")
+	require.Equal(t, log1, log2)
+
+	tick() // nothing written since the last sync
+	info, err = os.Stat(live)
+	require.NoError(t, err)
+	log3, off3, relaxed := markOffset(t, dir)
+	require.True(t, relaxed)
+	require.Equal(t, log1, log3)
+	require.Greater(t, off3, off1, "the mark caught up with the sync")
+	require.Equal(t, uint64(info.Size()), off3, "the mark records how far the last sync covered the log")
+	require.Empty(t, logs.logged(), "nothing logged at Error")
+
+	require.NoError(t, st.Close())
+	got, stage, err := reopen(t, dir)
+	require.NoError(t, err, stage)
+	require.Equal(t, []string{"a", "b"}, got)
 }

@@ -128,14 +128,15 @@ func openMark(fs vfs.FS, dir string, from markState, seq uint64, lastLog *atomic
 
 // write records seq, and the log numbered log, in the next slot; for a relaxed store, with how far that
 // log was synced (offset), and synced, so that Open can trust the offset after a power loss (relaxed.go).
+// A write that fails changes neither what the mark holds nor which slot is next: the slot of the last
+// write that succeeded stays as it was, and the next write, of the same seq too, writes the other one.
 func (m *syncMark) write(seq, log, offset uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if seq <= m.seq && m.gen > 0 {
 		return nil
 	}
-	m.gen++
-	m.seq = seq
+	gen := m.gen + 1
 	b := m.buf[:]
 	var flags uint32
 	if m.relaxed {
@@ -143,13 +144,13 @@ func (m *syncMark) write(seq, log, offset uint64) error {
 	} else {
 		offset = 0
 	}
-	binary.LittleEndian.PutUint64(b, m.gen)
+	binary.LittleEndian.PutUint64(b, gen)
 	binary.LittleEndian.PutUint64(b[8:], seq)
 	binary.LittleEndian.PutUint64(b[16:], log)
 	binary.LittleEndian.PutUint64(b[24:], offset)
 	binary.LittleEndian.PutUint32(b[32:], flags)
 	binary.LittleEndian.PutUint32(b[markCRCAt:], crc32.Checksum(b[:markCRCAt], markCRC))
-	if _, err := m.f.WriteAt(b, int64(m.gen%markSlots)*markSlotSize); err != nil {
+	if _, err := m.f.WriteAt(b, int64(gen%markSlots)*markSlotSize); err != nil {
 		return fmt.Errorf("durable: %s: %w", m.path, err)
 	}
 	if m.relaxed {
@@ -159,6 +160,7 @@ func (m *syncMark) write(seq, log, offset uint64) error {
 			return fmt.Errorf("durable: %s: %w", m.path, err)
 		}
 	}
+	m.gen, m.seq = gen, seq
 	return nil
 }
 
@@ -166,6 +168,12 @@ func (m *syncMark) write(seq, log, offset uint64) error {
 // call it only once a sync of the log returned that covered the record seq (in a mode that syncs later
 // than the apply, with the number of the last batch applied before that sync began), so that the mark
 // never leads the log.
+//
+// When the mark cannot be written, the sync still succeeded: the changes are durable, and the mark only
+// lags, which weakens its check (with WithSyncEvery, Open would take damage to what the last sync covered
+// for a torn end, and cut it). So markBehind is set, and the next sync writes it; with WithSyncEvery, the
+// next tick writes it even when nothing was written since (engine.syncLogs), so that an idle store's mark
+// catches up.
 func (e *engine) markSynced(seq uint64) {
 	if e.mark == nil {
 		return
@@ -174,10 +182,13 @@ func (e *engine) markSynced(seq uint64) {
 	if e.relaxed != nil {
 		log, offset = e.logSynced.num, uint64(e.logSynced.offset)
 	}
-	if err := e.mark.write(seq, log, offset); err != nil {
-		// The sync succeeded: the changes are durable. The mark only lags, which weakens the check.
-		e.log.Warn("durable: the sync mark could not be written", "file", e.mark.path, "error", err.Error())
+	err := e.mark.write(seq, log, offset)
+	if err != nil {
+		e.log.Warn("durable: the sync mark could not be written: it lags until the next sync", "file", e.mark.path, "error", err.Error())
+	} else if e.markBehind {
+		e.log.Info("durable: the sync mark caught up", "file", e.mark.path)
 	}
+	e.markBehind = err != nil
 }
 
 // lastSeqOf returns the sequence number of the last record of pb, once applied (of the one before it, for

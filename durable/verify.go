@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -294,8 +295,12 @@ type logCut struct {
 	copy    string // the log as it was
 }
 
-// cutLogs is the directory of a store where Open keeps a copy of a log it cut (cutTorn).
-const cutLogs = "fifoq-cut-logs"
+// cutLogs is the directory of a store where Open keeps a copy of a log it cut (cutTorn), the last keptCuts
+// of them: pruneCuts removes the older ones as a new one is made.
+const (
+	cutLogs  = "fifoq-cut-logs"
+	keptCuts = 8
+)
 
 // cutTorn checks the last write-ahead log of a store opened WithSyncEvery, given how far the sync mark
 // says it was really synced, and cuts off its end after a power loss tore it: what Pebble would refuse.
@@ -351,7 +356,38 @@ func cutTorn(fs vfs.FS, dir, path string, logNum uint32, synced uint64) (*logCut
 	if err := syncDir(fs, dir); err != nil {
 		return fail(err)
 	}
+	pruneCuts(fs, keep)
 	return c, nil
+}
+
+// pruneCuts removes from the directory keep the copies of cut logs but the keptCuts newest, and what a cut
+// cut short left there (a .cut file). Pebble numbers its logs in the order it makes them, and a log is cut
+// only while it is a store's newest, so the copies' numbers order the cuts. What cannot be removed is
+// left: a copy is kept for the operator, and its loss fails nothing.
+func pruneCuts(fs vfs.FS, keep string) {
+	names, err := fs.List(keep)
+	if err != nil {
+		return
+	}
+	type copied struct {
+		name string
+		num  uint64
+	}
+	var copies []copied
+	for _, n := range names {
+		if strings.HasSuffix(n, ".log.cut") {
+			_ = fs.Remove(fs.PathJoin(keep, n))
+			continue
+		}
+		if _, ok := logNumber(n); ok {
+			num, _ := strconv.ParseUint(strings.TrimSuffix(n, ".log"), 10, 64)
+			copies = append(copies, copied{n, num})
+		}
+	}
+	slices.SortFunc(copies, func(a, b copied) int { return cmp.Compare(a.num, b.num) })
+	for _, c := range copies[:max(0, len(copies)-keptCuts)] {
+		_ = fs.Remove(fs.PathJoin(keep, c.name))
+	}
 }
 
 // writeSynced writes b to a new file at path, and syncs it.

@@ -21,9 +21,9 @@
 //     crash of the process and of the machine. A batch committed without a sync is durable once a later
 //     synced batch is, or once Close returns nil.
 //   - Failure is for good: once Commit or a Ticket's Wait returned an error other than ErrClosed, the engine
-//     is broken: every later Commit and Wait returns an error, and Health reports it, so that the queues
-//     stop changing what they can no longer record (fail-stop). An engine that fails in the background (a
-//     flush or a compaction that cannot write) reports it the same way.
+//     is broken: every later Commit and Wait returns an error, Health reports it and Failed is closed, so that
+//     the queues stop changing what they can no longer record (fail-stop). An engine that fails in the
+//     background (a flush or a compaction that cannot write) breaks the same way, at once.
 //   - Keys: a queue's keys are at most a few hundred bytes; values up to a few megabytes. Keys sort as byte
 //     strings.
 //   - Concurrency: every method may be called from any goroutine, concurrently with the others. A caller may
@@ -50,6 +50,9 @@ type Engine interface {
 	// Health returns the engine's health as of now. It is safe to call at any time, during and after Close
 	// included, and never waits for a commit or a sync.
 	Health() Health
+	// Failed returns a channel that is closed when the engine breaks (Health's Err says why): a commit, a
+	// sync or the engine's own background work failed. Close does not close it.
+	Failed() <-chan struct{}
 	// Close makes every committed batch durable and closes the engine. Later calls return ErrClosed; a
 	// second Close returns nil.
 	Close() error

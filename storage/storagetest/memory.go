@@ -40,7 +40,7 @@ func (d *Disk) Open() (*Memory, error) {
 	if d.open != nil {
 		return nil, ErrLocked
 	}
-	m := &Memory{disk: d, live: d.data.Clone(), sets: make(map[string]int)}
+	m := &Memory{disk: d, live: d.data.Clone(), sets: make(map[string]int), failed: make(chan struct{})}
 	d.open = m
 	return m, nil
 }
@@ -75,10 +75,11 @@ type Memory struct {
 	syncs      int                   // syncs done
 	failCommit error                 // the next Commit fails with it
 	failSync   error                 // the next sync fails with it
-	broken     error                 // a sync failed: every later call returns it
+	broken     error                 // a commit or a sync failed, or a crash: every later call returns it
 	closed     error                 // storage.ErrClosed, or the crash's error
 	holdMatch  func(key string) bool // HoldSyncsOf: the keys whose batches' Waits are held
 	holdCh     chan struct{}         // closed by ReleaseHeld
+	failed     chan struct{}         // closed when the engine breaks (a failed commit or sync, a crash): Failed
 	holdCommit chan struct{}         // HoldNextCommit: the next Commit takes it and waits for it to close
 	heldCommit chan struct{}         // what HoldNextCommit made, for ReleaseHeld to close
 }
@@ -199,6 +200,7 @@ func (m *Memory) Commit(b storage.Batch, sync bool) (storage.Ticket, error) {
 	}
 	if err := m.failCommit; err != nil {
 		m.failCommit = nil
+		m.breakLocked(err)
 		return nil, err
 	}
 	m.committed++
@@ -251,7 +253,7 @@ func (t *memTicket) Wait() error {
 	}
 	if err := m.failSync; err != nil {
 		m.failSync = nil
-		m.broken = err
+		m.breakLocked(err)
 		return err
 	}
 	m.syncLocked(m.committed) // as an fsync does, everything written so far
@@ -323,7 +325,20 @@ func (m *Memory) Crash() {
 	m.closed = ErrCrashed
 	m.log = nil
 	m.release()
+	m.breakLocked(ErrCrashed)
 }
+
+// breakLocked records that the engine is broken, with err.
+func (m *Memory) breakLocked(err error) {
+	if m.broken == nil {
+		m.broken = err
+		close(m.failed)
+	}
+}
+
+// Failed returns a channel that is closed when the engine breaks: a commit or a sync that FailNextCommit or
+// FailNextSync made fail, or a Crash.
+func (m *Memory) Failed() <-chan struct{} { return m.failed }
 
 func (m *Memory) release() {
 	m.disk.mu.Lock()
@@ -333,7 +348,8 @@ func (m *Memory) release() {
 	m.disk.mu.Unlock()
 }
 
-// FailNextCommit makes the next Commit return err, applying nothing.
+// FailNextCommit makes the next Commit return err, applying nothing; the engine is broken from then on, as
+// the contract of package storage says.
 func (m *Memory) FailNextCommit(err error) {
 	m.mu.Lock()
 	m.failCommit = err
