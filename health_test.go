@@ -31,7 +31,7 @@ func TestStoreHealth(t *testing.T) {
 	require.ErrorIs(t, h.Err, fifoq.ErrStoreFailed, "Health of a failed store")
 	require.ErrorIs(t, h.Err, boom)
 
-	d.restart(false)
+	d.restart(true) // a broken engine does not close
 	q = d.queue("q")
 	require.Equal(t, []string{"kept/visible/0"}, stState(q))
 	d.eng.FailNextSync(boom) // the engine breaks: it reports so

@@ -343,5 +343,5 @@ func TestSvLogs(t *testing.T) {
 	require.Equal(t, "orders", failed[0].attrs["queue"])
 	require.Contains(t, failed[0].attrs["error"], "disk full")
 	require.NoError(t, srv.Close())
-	require.NoError(t, st.Close())
+	require.ErrorContains(t, st.Close(), "disk full", "the Close of a failed store says why")
 }
