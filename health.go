@@ -3,8 +3,6 @@ package fifoq
 import (
 	"errors"
 	"fmt"
-
-	"github.com/fifoq/fifoq/internal/store"
 )
 
 // StoreHealth is the health of a [Store], from [Store.Health], for monitoring: package fifoqprom exports it
@@ -25,13 +23,10 @@ type StoreHealth struct {
 // lists the store's directory, so call it as a scrape does (every few seconds), not on every change. It may
 // be called after Close.
 func (s *Store) Health() StoreHealth {
-	h := StoreHealth{DiskBytes: -1}
-	if r, ok := s.eng.(store.HealthReporter); ok {
-		eh := r.Health()
-		h.Syncs, h.DiskBytes = eh.Syncs, eh.DiskBytes
-		if eh.Err != nil {
-			h.Err = fmt.Errorf("%w: %s: %w", ErrStoreFailed, s.location, eh.Err)
-		}
+	eh := s.eng.Health()
+	h := StoreHealth{Syncs: eh.Syncs, DiskBytes: eh.DiskBytes}
+	if eh.Err != nil {
+		h.Err = fmt.Errorf("%w: %s: %w", ErrStoreFailed, s.location, eh.Err)
 	}
 	if err := s.err(); h.Err == nil && errors.Is(err, ErrStoreFailed) {
 		h.Err = err

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // The journal: how a durable queue records its changes in its store (DURABILITY.md). Under the queue's lock a
@@ -24,7 +24,7 @@ import (
 // (the store makes batches durable in order, so the earlier ones are durable by then), or the error of a
 // commit.
 type commit struct {
-	t   store.Ticket
+	t   storage.Ticket
 	err error
 }
 
@@ -69,7 +69,7 @@ func (q *Queue) check() error {
 }
 
 // batchLocked returns the batch of the call under way, starting one.
-func (q *Queue) batchLocked() store.Batch {
+func (q *Queue) batchLocked() storage.Batch {
 	if q.jb == nil {
 		q.jb = q.st.eng.NewBatch()
 	}
@@ -144,7 +144,7 @@ func (q *Queue) sentHere(seq uint64) bool { return seq > q.recovered }
 // putMessageLocked records m as stored, in b (the queue's batch, or another queue's whose call moves m
 // here). If delayed, delayUntil is when m's delay ends, or ended; it may be tick 0, the queue's first
 // instant. again says that m's record is in the store already.
-func (q *Queue) putMessageLocked(b store.Batch, m *message, delayed bool, delayUntil tick, again bool) {
+func (q *Queue) putMessageLocked(b storage.Batch, m *message, delayed bool, delayUntil tick, again bool) {
 	var until int64 // the store's 0 is no delay
 	if delayed {
 		until = q.unixNano(delayUntil)
@@ -176,7 +176,7 @@ func (q *Queue) putReceiptLocked(m *message, visibleAt tick, first bool) {
 // deleteMessage records in b that message seq of q is gone, building its keys in scratch, a buffer of the
 // caller's. It needs no lock of q's: a message's keys are never written again once it is gone, so the
 // deletion commutes with every other batch.
-func (q *Queue) deleteMessage(b store.Batch, seq uint64, scratch []byte) {
+func (q *Queue) deleteMessage(b storage.Batch, seq uint64, scratch []byte) {
 	key := messageKey(scratch[:0], q.sid, seq, partBody)
 	del := b.Delete
 	if q.sentHere(seq) {

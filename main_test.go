@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // testStores open the store that the whole suite keeps its queues in, by the value of FIFOQ_TEST_STORE:
@@ -15,15 +15,11 @@ import (
 // it, since the root module does not depend on Pebble).
 var testStores = map[string]func(dir string) (*fifoq.Store, error){
 	"memory": func(string) (*fifoq.Store, error) {
-		eng, err := store.NewDisk().Open()
+		eng, err := storagetest.NewDisk().Open()
 		if err != nil {
 			return nil, err
 		}
-		s, err := store.NewStore(eng, "memory")
-		if err != nil {
-			return nil, err
-		}
-		return s.(*fifoq.Store), nil
+		return fifoq.OpenStore(eng, "memory")
 	},
 }
 
@@ -52,7 +48,10 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "open the suite's store:", err)
 		return 2
 	}
-	fifoq.UseTestStore(s)
+	if !fifoq.UseTestStore(s) {
+		fmt.Fprintf(os.Stderr, "FIFOQ_TEST_STORE=%s needs the build tag fifoq_suitestore: go test -tags fifoq_suitestore\n", mode)
+		return 2
+	}
 	code := m.Run()
 	if n := len(s.Queues()); n == 0 && code == 0 {
 		fmt.Fprintln(os.Stderr, "no queue was kept in the suite's store")

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -39,19 +39,15 @@ type mdlRestarter struct {
 
 // mdlMemoryStore is a store of the in-memory engine, whose crashes lose the writes not synced.
 func mdlMemoryStore() *mdlRestarter {
-	disk := store.NewDisk()
-	var eng *store.Memory
+	disk := storagetest.NewDisk()
+	var eng *storagetest.Memory
 	return &mdlRestarter{
 		open: func() (*fifoq.Store, error) {
 			var err error
 			if eng, err = disk.Open(); err != nil {
 				return nil, err
 			}
-			st, err := store.NewStore(eng, "memory")
-			if err != nil {
-				return nil, err
-			}
-			return st.(*fifoq.Store), nil
+			return fifoq.OpenStore(eng, "memory")
 		},
 		stop: func(st *fifoq.Store, crash bool) error {
 			if crash {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // maxMoveRate is the highest rate of a move task, in messages a second (spec 6.9.2).
@@ -324,10 +324,10 @@ func (t *MoveTask) step(n int) ([]move, string) {
 		for j < len(moves) && moves[j].to == moves[i].to {
 			j++
 		}
-		var record func(store.Batch)
+		var record func(storage.Batch)
 		if t.rec != nil {
 			n := j - i
-			record = func(b store.Batch) { // in the batch of the moves: the count on disk is exact
+			record = func(b storage.Batch) { // in the batch of the moves: the count on disk is exact
 				t.mu.Lock()
 				st := t.status
 				if t.halted {
@@ -372,7 +372,7 @@ func (t *MoveTask) pause(d time.Duration) bool {
 // (or this queue deleted from it meanwhile) returns an error.
 //
 // record, when not nil, adds the move task's record to the batch.
-func (q *Queue) acceptMoves(src *Queue, moves []move, record func(store.Batch)) error {
+func (q *Queue) acceptMoves(src *Queue, moves []move, record func(storage.Batch)) error {
 	if err := q.check(); err != nil {
 		return err
 	}

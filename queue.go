@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // A Queue is an in-process queue with the semantics of Amazon SQS: a FIFO queue when its name ends in ".fifo",
@@ -66,9 +66,9 @@ type Queue struct {
 	// The journal of a durable queue (journal.go): the records of the call under way, whether it must
 	// sync them, the last batch it committed and the error of a commit; the highest sequence number
 	// recorded as given out; and buffers to encode records in.
-	jb         store.Batch
+	jb         storage.Batch
 	jsync      bool
-	jlast      store.Ticket
+	jlast      storage.Ticket
 	jerr       error
 	seqLimit   uint64
 	recovered  uint64 // the messages up to this sequence number may have been read from the store (sentHere)
@@ -107,7 +107,7 @@ type config struct {
 	storeKey string // the queue's name in the store: its name, but for this package's tests
 	// later, when set (by package sqsapi through internal/store.SyncLater), receives what New would wait
 	// for, so that the caller waits for it after releasing its own locks.
-	later *store.Ticket
+	later *storage.Ticket
 }
 
 // An Option sets a queue attribute at [New].
@@ -176,9 +176,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.store == nil && testStore != nil {
-		cfg.store, cfg.storeKey = testStore()
-	}
+	suiteStore(&cfg)
 	fifo := strings.HasSuffix(name, ".fifo")
 	if err := cfg.validate(fifo); err != nil {
 		return nil, err
@@ -221,10 +219,6 @@ func New(name string, opts ...Option) (*Queue, error) {
 	}
 	return q, nil
 }
-
-// testStore, set only by this package's tests, keeps every queue that New makes without a store in the
-// store it returns, under a name of its own.
-var testStore func() (*Store, string)
 
 func (c *config) validate(fifo bool) error {
 	inRange := func(name string, d, lo, hi time.Duration) error {

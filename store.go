@@ -1,6 +1,7 @@
 package fifoq
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,12 +11,14 @@ import (
 	"sync/atomic"
 
 	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // A Store keeps queues on disk, so that a restart or a crash of the process loses none of their messages.
 // Open one with durable.Open (package github.com/fifoq/fifoq/durable, which brings the storage engine, so a
-// program that keeps its queues in memory does not build it) and hand it to [New] with [WithStore]. One
-// Store holds any number of queues, each by name; a dead-letter queue and its sources share one.
+// program that keeps its queues in memory does not build it), or with [OpenStore] over another engine, and
+// hand it to [New] with [WithStore]. One Store holds any number of queues, each by name; a dead-letter queue
+// and its sources share one.
 //
 // What a durable queue keeps: every message with its receive count, visibility deadline and dead-letter
 // origin, the deduplication ids and receive request attempt ids of the last 5 minutes, and the MessageIDs
@@ -28,13 +31,11 @@ import (
 // every later change of any of its queues returns ErrStoreFailed, while Stats, Messages and Attributes go
 // on; open the directory again to recover what is on disk.
 type Store struct {
-	eng      store.Engine
+	eng      storage.Engine
 	location string
 
 	// failed is set once: the error every change returns after the store failed or was closed.
 	failed atomic.Pointer[error]
-	// failedCh is closed when the store fails (not when it is closed): Failed.
-	failedCh chan struct{}
 	// open holds the queues open on the store by name. It is replaced whole under mu, so a queue can look a
 	// source up while it holds its own lock, which must not wait for mu.
 	open atomic.Pointer[map[string]*Queue]
@@ -62,10 +63,9 @@ var (
 )
 
 func init() {
-	store.NewStore = func(e store.Engine, location string) (any, error) { return openStore(e, location) }
-	store.EngineOf = func(s any) store.Engine { return s.(*Store).eng }
+	store.EngineOf = func(s any) storage.Engine { return s.(*Store).eng }
 	store.FailStore = func(s any, cause error) error { return s.(*Store).fail(cause) }
-	store.SyncLater = func(t *store.Ticket) any { return Option(func(c *config) { c.later = t }) }
+	store.SyncLater = func(t *storage.Ticket) any { return Option(func(c *config) { c.later = t }) }
 	store.StartMoveTask = func(src, dest any, rate int, key []byte, encode func(any) []byte, resume any) (any, error) {
 		d, _ := dest.(*Queue)
 		r, _ := resume.(*MoveTaskStatus)
@@ -73,7 +73,7 @@ func init() {
 		return src.(*Queue).startMoveTask(d, rate, rec, r)
 	}
 	store.HaltMoveTask = func(t any) { t.(*MoveTask).halt() }
-	store.SetAttributesLater = func(q, a any) (store.Ticket, error) {
+	store.SetAttributesLater = func(q, a any) (storage.Ticket, error) {
 		c, err := q.(*Queue).setAttributes(a.(Attributes))
 		if err != nil {
 			return nil, err
@@ -82,9 +82,16 @@ func init() {
 	}
 }
 
-// openStore reads the catalog of the store on e.
-func openStore(e store.Engine, location string) (*Store, error) {
-	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord), failedCh: make(chan struct{})}
+// OpenStore returns the Store kept in the storage engine e, or a new, empty one when e holds nothing;
+// location names it in errors, such as the engine's directory. Package durable's Open calls it with its
+// Pebble engine; another engine that keeps the contract of package storage may stand in its place. The
+// Store takes e over: its Close closes e.
+//
+// A store whose records do not decode, or that holds records without fifoq's format record (its first, never
+// deleted), returns ErrStoreCorrupt. A failed write of the format record of a new store returns
+// ErrStoreFailed.
+func OpenStore(e storage.Engine, location string) (*Store, error) {
+	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord)}
 	s.open.Store(&map[string]*Queue{})
 	formatSeen := false
 	err := e.Scan([]byte{keyFormat}, []byte{keyQueue + 1}, func(k, v []byte) error {
@@ -111,6 +118,12 @@ func openStore(e store.Engine, location string) (*Store, error) {
 		if len(s.catalog) > 0 {
 			return nil, fmt.Errorf("%w: %s: queues stored without a format record", ErrStoreCorrupt, location)
 		}
+		if found, err := holdsAny(e); err != nil || found {
+			if err == nil {
+				err = fmt.Errorf("%w: %s: records stored without a format record", ErrStoreCorrupt, location)
+			}
+			return nil, err
+		}
 		b := e.NewBatch()
 		b.Set(formatKey(), []byte{formatVersion})
 		t, err := e.Commit(b, true)
@@ -122,6 +135,19 @@ func openStore(e store.Engine, location string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// holdsAny reports whether e holds any key.
+func holdsAny(e storage.Engine) (bool, error) {
+	found := false
+	err := e.Scan([]byte{0}, bytes.Repeat([]byte{0xff}, 8), func(k, v []byte) error {
+		found = true
+		return errStopped
+	})
+	if errors.Is(err, errStopped) {
+		err = nil
+	}
+	return found, err
 }
 
 // String returns where the store is, such as its directory.
@@ -208,39 +234,44 @@ func (s *Store) deleteQueue(name string) (commit, error) {
 	return c, nil
 }
 
-// err returns the error of a failed or closed store, or nil.
+// err returns the error of a failed or closed store, or nil. A store whose engine broke on its own (a
+// flush of its files that failed while no queue wrote) fails at the first look.
 func (s *Store) err() error {
 	if p := s.failed.Load(); p != nil {
 		return *p
 	}
-	return nil
+	select {
+	case <-s.eng.Failed():
+		return s.fail(s.eng.Health().Err)
+	default:
+		return nil
+	}
 }
 
 // fail records that a write or a sync failed: the store refuses every later change. It returns the error
 // the caller returns.
 func (s *Store) fail(cause error) error {
 	err := fmt.Errorf("%w: %s: %w", ErrStoreFailed, s.location, cause)
-	if errors.Is(cause, store.ErrClosed) {
+	if errors.Is(cause, storage.ErrClosed) {
 		err = fmt.Errorf("%w: %s", ErrStoreClosed, s.location)
 	}
 	if s.failed.CompareAndSwap(nil, &err) {
-		if !errors.Is(err, ErrStoreClosed) {
-			close(s.failedCh)
-		}
 		return err
 	}
-	return s.err()
+	return *s.failed.Load()
 }
 
 // Err returns the error every change of the store's queues returns: nil while the store works; once a
-// write or a sync failed, an error that wraps ErrStoreFailed and the engine's error (errors.Is(err,
-// syscall.ENOSPC) on a full disk); after Close, one that wraps ErrStoreClosed.
+// write or a sync failed (a queue's, or one of the engine's own, such as a flush of its files), an error
+// that wraps ErrStoreFailed and the engine's error (errors.Is(err, syscall.ENOSPC) on a full disk); after
+// Close, one that wraps ErrStoreClosed.
 func (s *Store) Err() error { return s.err() }
 
-// Failed returns a channel that is closed when the store fails (a write or a sync failed; Err tells why),
-// so that a server can report it and stop, to be restarted on the directory, which recovers every change
-// acknowledged before the failure. Close does not close it.
-func (s *Store) Failed() <-chan struct{} { return s.failedCh }
+// Failed returns a channel that is closed when the store fails (a write or a sync failed, a queue's or one
+// of the engine's own, on an idle store too; Err tells why), so that a server can report it and stop, to be
+// restarted on the directory, which recovers every change acknowledged before the failure. Close does not
+// close it.
+func (s *Store) Failed() <-chan struct{} { return s.eng.Failed() }
 
 // setOpen records q as the open queue of that name, or forgets the name when q is nil. s.mu must be held.
 func (s *Store) setOpen(name string, q *Queue) {
@@ -263,7 +294,7 @@ const seqBlock = 1 << 12
 // attach opens the stored queue of q's name, or stores a new one, and recovers q's messages. key is the
 // name the store knows the queue by: its name, except for the queues of this package's tests. With later
 // set, the new queue's record is not waited for: its ticket goes to *later, for the caller to wait on.
-func (s *Store) attach(q *Queue, key string, later *store.Ticket) error {
+func (s *Store) attach(q *Queue, key string, later *storage.Ticket) error {
 	s.mu.Lock()
 	if err := s.err(); err != nil {
 		s.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,14 +22,14 @@ import (
 // stDisk is a disk and the store open on it now, with a clock that runs on while the store is down.
 type stDisk struct {
 	t     *testing.T
-	disk  *store.Disk
-	eng   *store.Memory
+	disk  *storagetest.Disk
+	eng   *storagetest.Memory
 	st    *fifoq.Store
 	clock *fifoq.ManualClock
 }
 
 func newStDisk(t *testing.T) *stDisk {
-	d := &stDisk{t: t, disk: store.NewDisk(), clock: fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	d := &stDisk{t: t, disk: storagetest.NewDisk(), clock: fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 	d.open()
 	return d
 }
@@ -39,9 +39,9 @@ func (d *stDisk) open() *fifoq.Store {
 	d.t.Helper()
 	eng, err := d.disk.Open()
 	require.NoError(d.t, err)
-	st, err := store.NewStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(d.t, err)
-	d.eng, d.st = eng, st.(*fifoq.Store)
+	d.eng, d.st = eng, st
 	return d.st
 }
 

@@ -25,22 +25,24 @@ import (
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // drEnv is a durable server and an SDK client for it, on a store that survives restarts: the disk of the
 // in-memory engine, or a directory.
 type drEnv struct {
 	*sdEnv
-	disk *store.Disk // nil: a directory
+	disk *storagetest.Disk // nil: a directory
 	dir  string
-	eng  *store.Memory
+	eng  *storagetest.Memory
 	st   *fifoq.Store
 }
 
 // drMemory returns a durable server on the in-memory engine.
 func drMemory(t *testing.T) *drEnv {
 	t.Helper()
-	d := &drEnv{sdEnv: &sdEnv{t: t, ctx: t.Context(), clk: fifoq.NewManualClock(sdStart)}, disk: store.NewDisk()}
+	d := &drEnv{sdEnv: &sdEnv{t: t, ctx: t.Context(), clk: fifoq.NewManualClock(sdStart)}, disk: storagetest.NewDisk()}
 	d.open()
 	return d
 }
@@ -63,10 +65,10 @@ func (d *drEnv) openStore() *fifoq.Store {
 	}
 	eng, err := d.disk.Open()
 	require.NoError(d.t, err)
-	st, err := store.NewStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(d.t, err)
 	d.eng = eng
-	return st.(*fifoq.Store)
+	return st
 }
 
 // open opens the store and the server on it.
@@ -341,7 +343,7 @@ func TestDrDeleteQueue(t *testing.T) {
 func drKey(kind byte, name string) []byte { return append([]byte{0x10, kind}, name...) }
 
 // drWrite writes records to the disk of the in-memory engine while no store is open on it.
-func drWrite(t *testing.T, disk *store.Disk, edit func(b store.Batch)) {
+func drWrite(t *testing.T, disk *storagetest.Disk, edit func(b storage.Batch)) {
 	t.Helper()
 	eng, err := disk.Open()
 	require.NoError(t, err)
@@ -360,7 +362,7 @@ func TestDrInterruptedDelete(t *testing.T) {
 	d.send(d.create("victim", nil), "doomed")
 	d.create("kept", nil)
 	d.stop(false)
-	drWrite(t, d.disk, func(b store.Batch) {
+	drWrite(t, d.disk, func(b storage.Batch) {
 		b.Delete(drKey('q', "victim"))
 		b.Set(drKey('d', "victim"), append([]byte{1}, binaryVarint(d.clk.Now().UnixNano())...))
 	})
@@ -456,23 +458,23 @@ func TestDrCorrupt(t *testing.T) {
 			"AWSTraceHeader record of message id: version 2, want 1"},
 		{"unknown kind", drKey('z', "x"), []byte{1}, `record "\x10zx": unknown key`},
 	} {
-		disk := store.NewDisk()
+		disk := storagetest.NewDisk()
 		eng, err := disk.Open()
 		require.NoError(t, err)
-		st, err := store.NewStore(eng, "disk")
+		st, err := fifoq.OpenStore(eng, "disk")
 		require.NoError(t, err)
-		require.NoError(t, st.(*fifoq.Store).Close())
-		drWrite(t, disk, func(b store.Batch) { b.Set(tc.key, tc.value) })
+		require.NoError(t, st.Close())
+		drWrite(t, disk, func(b storage.Batch) { b.Set(tc.key, tc.value) })
 
 		eng, err = disk.Open()
 		require.NoError(t, err)
-		st, err = store.NewStore(eng, "disk")
+		st, err = fifoq.OpenStore(eng, "disk")
 		require.NoError(t, err)
-		srv, err := sqsapi.Open(st.(*fifoq.Store))
+		srv, err := sqsapi.Open(st)
 		require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, tc.name)
 		require.ErrorContains(t, err, tc.want, tc.name)
 		require.Nil(t, srv, tc.name)
-		require.NoError(t, st.(*fifoq.Store).Close())
+		require.NoError(t, st.Close())
 	}
 }
 

@@ -12,12 +12,12 @@ import (
 	"testing"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // scDurable is an sqs.HTTPClient that serves each request with a durable server (sqsapi.Open) on a fresh
-// disk of the in-memory engine (internal/store.Memory), on the scenario's clock. With restarts, before each
+// disk of the in-memory engine (internal/storagetest.Memory), on the scenario's clock. With restarts, before each
 // request but the first it stops the server and its store (closes them, or crashes the engine) and opens
 // them again on the same disk and clock: every answer, and so every check of a scenario, comes from a server
 // that knows only what was stored. A restart is left out, and the request goes to the server there is, when:
@@ -26,7 +26,7 @@ import (
 //     (README, Durability: "start them again"), so the scenario runs on from there without restarts.
 type scDurable struct {
 	clk     *fifoq.ManualClock
-	disk    *store.Disk
+	disk    *storagetest.Disk
 	restart bool         // restart before every request
 	tasked  atomic.Bool  // a move task has started
 	served  atomic.Int64 // requests served
@@ -34,7 +34,7 @@ type scDurable struct {
 	// mu is held shared by each request in progress and exclusively by a restart; it guards the fields
 	// below.
 	mu       sync.RWMutex
-	eng      *store.Memory
+	eng      *storagetest.Memory
 	st       *fifoq.Store
 	srv      *sqsapi.Server
 	restarts int // restarts done
@@ -44,7 +44,7 @@ type scDurable struct {
 // request if restarts is set (scDurable). The server and its store are closed when t ends.
 func scNewDurable(t *testing.T, clk *fifoq.ManualClock, restarts bool) *scWire {
 	t.Helper()
-	d := &scDurable{clk: clk, disk: store.NewDisk(), restart: restarts}
+	d := &scDurable{clk: clk, disk: storagetest.NewDisk(), restart: restarts}
 	if err := d.openLocked(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func (d *scDurable) openLocked() error {
 	if err != nil {
 		return fmt.Errorf("durable driver: opening the disk: %w", err)
 	}
-	st, err := store.NewStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	if err != nil {
 		return fmt.Errorf("durable driver: opening the store: %w", err)
 	}
-	d.eng, d.st = eng, st.(*fifoq.Store)
+	d.eng, d.st = eng, st
 	if d.srv, err = sqsapi.Open(d.st, scServerOptions(d.clk)...); err != nil {
 		return fmt.Errorf("durable driver: sqsapi.Open after %d restarts: %w", d.restarts, err)
 	}

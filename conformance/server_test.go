@@ -23,8 +23,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // svClient returns an SDK client that calls srv in process.
@@ -298,13 +298,13 @@ func (h *svLog) find(msg string) []svRecord {
 // logged at Error with its cause (here a store that fails a write), which the client does not see.
 func TestSvLogs(t *testing.T) {
 	t.Parallel()
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	eng, err := disk.Open()
 	require.NoError(t, err)
-	st, err := store.NewStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
 	var logs svLog
-	srv, err := sqsapi.Open(st.(*fifoq.Store), sqsapi.WithLogger(slog.New(&logs)))
+	srv, err := sqsapi.Open(st, sqsapi.WithLogger(slog.New(&logs)))
 	require.NoError(t, err)
 	c := svClient(srv)
 	url := svCreate(t, c, "orders", nil)
@@ -343,5 +343,5 @@ func TestSvLogs(t *testing.T) {
 	require.Equal(t, "orders", failed[0].attrs["queue"])
 	require.Contains(t, failed[0].attrs["error"], "disk full")
 	require.NoError(t, srv.Close())
-	require.NoError(t, st.(*fifoq.Store).Close())
+	require.ErrorContains(t, st.Close(), "disk full", "the Close of a failed store says why")
 }

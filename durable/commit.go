@@ -6,7 +6,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // A round is the batches that one sync makes durable; its Ticket waits for them. run makes rounds, so their
@@ -34,7 +34,7 @@ func (b *batch) SingleDelete(key []byte)   { _ = b.pb.SingleDelete(key, nil) }
 func (b *batch) DeleteRange(lo, hi []byte) { _ = b.pb.DeleteRange(lo, hi, nil) }
 func (b *batch) Len() int                  { return int(b.pb.Count()) }
 
-func (e *engine) NewBatch() store.Batch { return e.pool.Get().(*batch) }
+func (e *engine) NewBatch() storage.Batch { return e.pool.Get().(*batch) }
 
 func (e *engine) release(b *batch) {
 	b.pb.Reset()
@@ -42,7 +42,7 @@ func (e *engine) release(b *batch) {
 }
 
 // Commit queues b for run and returns the round it belongs to.
-func (e *engine) Commit(sb store.Batch, sync bool) (store.Ticket, error) {
+func (e *engine) Commit(sb storage.Batch, sync bool) (storage.Ticket, error) {
 	b := sb.(*batch)
 	r, err := e.enqueue(item{b: b}, sync)
 	if err != nil {
@@ -59,7 +59,7 @@ func (e *engine) enqueue(it item, sync bool) (*round, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return nil, store.ErrClosed
+		return nil, storage.ErrClosed
 	}
 	if e.broken != nil {
 		return nil, e.broken
@@ -126,7 +126,7 @@ func (e *engine) run() {
 		if closing {
 			e.syncLogs()
 			e.mu.Lock()
-			e.round.err = store.ErrClosed
+			e.round.err = storage.ErrClosed
 			close(e.round.done)
 			e.mu.Unlock()
 			return

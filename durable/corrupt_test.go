@@ -15,7 +15,6 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
-	"github.com/fifoq/fifoq/internal/store"
 )
 
 // Damaged stores: each is refused with fifoq.ErrStoreCorrupt and an error that names the damaged file (or
@@ -437,7 +436,9 @@ func TestCorruptRecord(t *testing.T) {
 			send(t, q, "a", "b")
 			receive(t, q) // a receipt record for message 1
 
-			eng := store.EngineOf(st)
+			require.NoError(t, st.Close())
+			eng, err := durable.OpenEngine(dir)
+			require.NoError(t, err)
 			var key []byte
 			require.NoError(t, eng.Scan(tc.lo, []byte{tc.lo[0] + 1}, func(k, _ []byte) error {
 				if key == nil && tc.key(k) {
@@ -451,7 +452,7 @@ func TestCorruptRecord(t *testing.T) {
 			ticket, err := eng.Commit(b, true)
 			require.NoError(t, err)
 			require.NoError(t, ticket.Wait())
-			require.NoError(t, st.Close())
+			require.NoError(t, eng.Close())
 
 			got, stage, err := reopen(t, dir)
 			require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, "opened with %v", got)

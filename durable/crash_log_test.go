@@ -21,7 +21,7 @@ import (
 // per group of lines on a file opened with O_APPEND. A SIGKILL cannot take back a write(2) that returned:
 // the kernel has the bytes, so every line a killed child wrote is in the file, and none that it did not.
 // (The log is not fsynced: a SIGKILL kills the process, not the machine. Losing what the kernel had not
-// written to disk is a power failure, which internal/store.Memory's Crash models in the root package's
+// written to disk is a power failure, which storagetest.Memory's Crash models in the root package's
 // tests.) A write cut short by the kill leaves a torn last line, without its newline: the parent ignores it.
 // Each child writes a file of its own, so a torn line is always the last of its file.
 

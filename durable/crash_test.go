@@ -62,7 +62,7 @@ import (
 // A SIGKILL takes what the process held (Pebble's log buffer not yet written, the batches queued for the
 // store's commit goroutine, whatever a call had changed in memory) but not what the kernel had been given:
 // this tests that no call reports success before its change is written, and that recovery rebuilds each
-// queue right. Losing what was written but not synced (a power cut) is what internal/store.Memory's Crash
+// queue right. Losing what was written but not synced (a power cut) is what storagetest.Memory's Crash
 // does in the root package's tests.
 //
 // Knobs (environment variables):

@@ -67,6 +67,7 @@
 package durable
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // ErrLocked: another process (or another Store of this one) has the directory open. A directory holds one
@@ -141,59 +142,78 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // fifoq.ErrStoreCorrupt with the file or the record named: it is not opened in part, nor replaced by an
 // empty one (see Failures in the package documentation for what cannot be told from a crash).
 func Open(dir string, opts ...Option) (*fifoq.Store, error) {
+	st, _, err := open(dir, opts)
+	return st, err
+}
+
+// configOf returns the configuration opts make.
+func configOf(opts []Option) (config, error) {
 	c := defaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.err != nil {
-		return nil, c.err
-	}
 	if c.logger == nil {
 		c.logger = slog.Default()
+	}
+	return c, c.err
+}
+
+// open is Open, which also returns the store's engine.
+func open(dir string, opts []Option) (*fifoq.Store, *engine, error) {
+	c, err := configOf(opts)
+	if err != nil {
+		return nil, nil, err
 	}
 	made := madeDirs(c.fs, dir)
 	e, err := openEngine(dir, c)
 	if err != nil {
 		removeMade(c.fs, made, c.logger)
-		return nil, err
+		return nil, nil, err
 	}
 	if err := e.checkFormat(); err != nil {
 		_ = e.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	s, err := store.NewStore(e, dir)
+	st, err := fifoq.OpenStore(e, dir)
 	if err != nil {
+		if errors.Is(err, fifoq.ErrStoreCorrupt) && e.manifest != "" {
+			err = fmt.Errorf("%w (the store held table files: see its MANIFEST %s and its logs)", err, e.manifest)
+		}
 		_ = e.Close()
 		removeMade(c.fs, made, c.logger)
-		return nil, err
+		return nil, nil, err
 	}
-	st := s.(*fifoq.Store)
-	e.bind(st)
-	return st, nil
+	return st, e, nil
 }
 
-// checkFormat refuses a store whose directory held table files but which holds no record of fifoq's format
-// (a key that starts with 0x00, see fifoq's codec.go), which is its first record and is never deleted: its
-// MANIFEST or its logs lost it, and whatever else Pebble did not find. (Without table files, it may be a
-// store whose making a crash cut short, which fifoq completes.)
+// checkFormat refuses a store whose directory held table files but which holds no record: its MANIFEST or
+// its logs lost them, and Pebble opened what was left, nothing. (Without table files, it may be a store
+// whose making a crash cut short, which fifoq completes. A store that lost some records but not all is
+// fifoq.OpenStore's to refuse: fifoq's first record, which it never deletes, is then missing.)
 func (e *engine) checkFormat() error {
 	if e.manifest == "" {
 		return nil
 	}
 	found := false
-	err := e.Scan([]byte{0x00}, []byte{0x01}, func(k, v []byte) error {
+	err := e.Scan(nil, bytes.Repeat([]byte{0xff}, 8), func(k, v []byte) error {
 		found = true
-		return nil
+		return errFound
 	})
+	if errors.Is(err, errFound) {
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
 	if !found {
-		return fmt.Errorf("%w: %s holds table files but not the store's first record: its MANIFEST (%s) or its logs are damaged",
+		return fmt.Errorf("%w: %s holds table files but no record: its MANIFEST (%s) or its logs are damaged",
 			fifoq.ErrStoreCorrupt, e.dir, e.manifest)
 	}
 	return nil
 }
+
+// errFound stops checkFormat's scan at the first record.
+var errFound = errors.New("durable: found a record")
 
 // unborn reports whether the files of a directory in which Pebble found no store are those of a store that
 // was never made: none, or Pebble's lock file, which it makes before it looks for a store, and the first
@@ -253,7 +273,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	cache := pebble.NewCache(c.cacheSize)
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, kept: kept, fence: newFence(), wake: make(chan struct{}, 1),
-		full: make(chan struct{}, 1), exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})},
+		full: make(chan struct{}, 1), exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}, failedCh: make(chan struct{}),
 		every: c.syncEvery, ticks: c.syncTicks, onWrite: c.onWrite}
 	e.health.fs = c.fs
 	fs := c.fs
@@ -344,7 +364,7 @@ func openError(vfs vfs.FS, dir string, err error) error {
 	return fmt.Errorf("durable: open %s: %w", dir, oneLine(err))
 }
 
-// engine is the store.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
+// engine is the storage.Engine over Pebble. Commits go to a queue that one goroutine, run, empties in rounds:
 // it writes the round's batches to Pebble as one batch and syncs the log once, then wakes the round's
 // waiters.
 type engine struct {
@@ -379,14 +399,14 @@ type engine struct {
 	closed bool
 	broken error // an apply or a sync failed: every later commit fails with it
 
-	openFailed onceSignal                  // a flush failed while Pebble opened the store (open.go)
-	st         atomic.Pointer[fifoq.Store] // the store of the engine, which fail fails too (failure.go)
-	mark       *syncMark                   // how far the log was synced (syncmark.go)
-	kept       string                      // the directory of the logs kept while the store opens (syncmark.go)
-	lastLog    atomic.Uint64               // the number of the newest log
+	openFailed onceSignal    // a flush failed while Pebble opened the store (open.go)
+	failedCh   chan struct{} // closed when broken is set: Failed
+	mark       *syncMark     // how far the log was synced (syncmark.go)
+	kept       string        // the directory of the logs kept while the store opens (syncmark.go)
+	lastLog    atomic.Uint64 // the number of the newest log
 }
 
-var _ store.Engine = (*engine)(nil)
+var _ storage.Engine = (*engine)(nil)
 
 // An item is what run does, in order: apply a batch or start a scan.
 type item struct {
@@ -428,7 +448,7 @@ func (e *engine) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
 	}
 	err = r.Wait()
 	if s.chunks == nil { // not started: a batch before it failed
-		return cmp.Or(err, store.ErrClosed)
+		return cmp.Or(err, storage.ErrClosed)
 	}
 	var ferr error
 	for c := range s.chunks {

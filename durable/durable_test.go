@@ -22,6 +22,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // Package durable's tests, on the real Pebble engine (issue 10, item 6): a directory in use is ErrLocked;
@@ -40,6 +41,14 @@ func openStore(t *testing.T, dir string, opts ...durable.Option) *fifoq.Store {
 	st, err := durable.Open(dir, append([]durable.Option{durable.WithLogger(quiet)}, opts...)...)
 	require.NoError(t, err, "Open(%s)", dir)
 	return st
+}
+
+// openStoreEngine is openStore, which also returns the store's engine (for durable.Flush and Compact).
+func openStoreEngine(t *testing.T, dir string, opts ...durable.Option) (*fifoq.Store, storage.Engine) {
+	t.Helper()
+	st, e, err := durable.OpenWithEngine(dir, append([]durable.Option{durable.WithLogger(quiet)}, opts...)...)
+	require.NoError(t, err, "Open(%s)", dir)
+	return st, e
 }
 
 // openQueue opens the queue of that name in st, on clock.

@@ -9,7 +9,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // WithFS makes the store use fs for its files, so that the tests can inject faults (durable_test.go). It
@@ -32,16 +32,37 @@ func WithWriteHook(fn func(repr []byte, sync bool)) Option { return func(c *conf
 // Tune sets the options of Pebble's that a store opened with no options sets.
 func Tune(o *pebble.Options) { tune(o, defaultConfig()) }
 
-// Flush makes the store's Pebble flush its memtable to a table file, as it does on its own when the
-// memtable fills up, and returns at once: what the flush meets reaches the store through Pebble's events,
-// as on an idle store. It exists only in this package's tests.
-func Flush(st *fifoq.Store) {
-	_, _ = store.EngineOf(st).(*engine).db.AsyncFlush()
+// OpenEngine opens the engine of the store in dir, with opts, as Open does before it hands the engine to
+// fifoq.OpenStore: for the conformance suite of package storage, and for the tests that write records fifoq
+// would not. It exists only in this package's tests.
+func OpenEngine(dir string, opts ...Option) (storage.Engine, error) {
+	c, err := configOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	return openEngine(dir, c)
 }
 
-// Compact makes the store's Pebble compact all its table files, as it does on its own once level 0 holds
-// too many, and returns the compaction's error: what it meets reaches the store through Pebble's events.
-// It exists only in this package's tests.
-func Compact(st *fifoq.Store) error {
-	return store.EngineOf(st).(*engine).db.Compact(context.Background(), []byte{0}, bytes.Repeat([]byte{0xff}, 16), false)
+// OpenWithEngine is Open, which also returns the store's engine, for Flush and Compact. It exists only in
+// this package's tests.
+func OpenWithEngine(dir string, opts ...Option) (*fifoq.Store, storage.Engine, error) {
+	st, e, err := open(dir, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, e, nil
+}
+
+// Flush makes the Pebble of the engine e (from OpenWithEngine) flush its memtable to a table file, as it
+// does on its own when the memtable fills up, and returns at once: what the flush meets reaches the store
+// through Pebble's events, as on an idle store. It exists only in this package's tests.
+func Flush(e storage.Engine) {
+	_, _ = e.(*engine).db.AsyncFlush()
+}
+
+// Compact makes the Pebble of the engine e (from OpenWithEngine) compact all its table files, as it does on
+// its own once level 0 holds too many, and returns the compaction's error: what it meets reaches the store
+// through Pebble's events. It exists only in this package's tests.
+func Compact(e storage.Engine) error {
+	return e.(*engine).db.Compact(context.Background(), []byte{0}, bytes.Repeat([]byte{0xff}, 16), false)
 }

@@ -10,9 +10,6 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
-
-	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
 )
 
 // fatal is the panic of logger.Fatalf: Pebble calls it when its commit pipeline cannot go on.
@@ -53,11 +50,11 @@ func guarded() bool {
 
 // fail makes the store refuse every later commit with err, and raises the fence, which stops every
 // change of its files: fail-stop, as PostgreSQL does after a failed fsync. (While Pebble opens the store,
-// the fence stays down: Open fails with Pebble's error, or the engine's first scan with err.) It fails the
-// fifoq.Store at once too, so that its Failed channel is closed and its Err is set even when no queue
-// writes: a failure on one of Pebble's own goroutines (a flush, a compaction) shows on an idle store. It
-// takes no lock but the engine's, for a moment: Pebble calls it from its event listener, which holds
-// Pebble's own.
+// the fence stays down: Open fails with Pebble's error, or the engine's first scan with err.) It closes the
+// engine's Failed channel, so that the fifoq.Store over it is failed at once (its Failed closed, its Err
+// set) even when no queue writes: a failure on one of Pebble's own goroutines (a flush, a compaction) shows
+// on an idle store. It takes no lock but the engine's, for a moment: Pebble calls it from its event
+// listener, which holds Pebble's own.
 func (e *engine) fail(err error) {
 	if e.opened.Load() {
 		e.fence.raise()
@@ -73,22 +70,15 @@ func (e *engine) fail(err error) {
 	} else if first {
 		e.log.Debug("durable: the store failed while it opened", "dir", e.dir, "error", err.Error()) // Open returns it
 	}
-	if st := e.st.Load(); first && st != nil {
-		_ = store.FailStore(st, err)
+	if first {
+		close(e.failedCh) // fifoq.Store.Failed
 	}
 }
 
-// bind makes st the fifoq.Store of the engine, which fail fails too, and fails it at once if the engine
-// failed before.
-func (e *engine) bind(st *fifoq.Store) {
-	e.st.Store(st)
-	e.mu.Lock()
-	err := e.broken
-	e.mu.Unlock()
-	if err != nil {
-		_ = store.FailStore(st, err)
-	}
-}
+// Failed returns a channel that is closed when the engine breaks: a write or a sync failed, in a commit or
+// on one of Pebble's own goroutines (a flush, a compaction), so that fifoq.Store.Failed says so on an idle
+// store too.
+func (e *engine) Failed() <-chan struct{} { return e.failedCh }
 
 // failed reports whether the store refuses commits.
 func (e *engine) failed() bool {

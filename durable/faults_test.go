@@ -15,7 +15,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
-	"github.com/fifoq/fifoq/internal/testdisk"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // Faults met as a store opens (issue 16, items 1 and 4): a full disk, damaged or missing files. Each is
@@ -44,7 +44,7 @@ func fill(t *testing.T, dir string) string {
 // Without the fix the test hangs, until go test's -timeout.
 func TestOpenDiskFull(t *testing.T) {
 	t.Parallel()
-	disk := testdisk.Small(t, 1<<20)
+	disk := storagetest.SmallDisk(t, 1<<20)
 	dir := filepath.Join(disk, "store")
 	st := openStore(t, dir)
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
@@ -78,7 +78,7 @@ func TestOpenDiskFull(t *testing.T) {
 // start leaves nothing behind. A directory that was there before is left.
 func TestOpenNewDirDiskFull(t *testing.T) {
 	t.Parallel()
-	disk := testdisk.Small(t, 64<<10)
+	disk := storagetest.SmallDisk(t, 64<<10)
 	fill(t, disk)
 	dir := filepath.Join(disk, "a", "b")
 	_, err := durable.Open(dir, durable.WithLogger(quiet))
@@ -100,7 +100,7 @@ func TestOpenNewDirDiskFull(t *testing.T) {
 // every permission check, so the test makes the directory read-only by mounting it so where it can.)
 func TestOpenReadOnlyDisk(t *testing.T) {
 	t.Parallel()
-	disk := testdisk.Small(t, 1<<20)
+	disk := storagetest.SmallDisk(t, 1<<20)
 	dir := filepath.Join(disk, "store")
 	st := openStore(t, dir)
 	send(t, openQueue(t, st, fifoq.NewManualClock(t0), "q"), "a")
@@ -183,7 +183,7 @@ func TestOpenDiskFullRepeated(t *testing.T) {
 			var dir, filler string
 			fs := newFaultFS(tc.hit)
 			if tc.tmpfs {
-				dir = filepath.Join(testdisk.Small(t, 1<<20), "store")
+				dir = filepath.Join(storagetest.SmallDisk(t, 1<<20), "store")
 			} else {
 				dir = t.TempDir()
 			}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // health is what the engine counts for its Health: atomics, which the engine's goroutine updates without a
@@ -15,17 +15,15 @@ type health struct {
 	syncs atomic.Uint64
 }
 
-var _ store.HealthReporter = (*engine)(nil)
-
 // Health reports the engine's syncs, the error that failed it, and the size of the files in its directory.
 // It takes the engine's lock only to read that error, and reads the directory (a listing and a stat of
 // each file: Pebble's metrics are not safe to read while the store closes), so it suits a scrape, not a hot
 // path.
-func (e *engine) Health() store.Health {
+func (e *engine) Health() storage.Health {
 	e.mu.Lock()
 	err := e.broken
 	e.mu.Unlock()
-	return store.Health{Syncs: e.health.syncs.Load(), Err: err, DiskBytes: e.diskBytes()}
+	return storage.Health{Syncs: e.health.syncs.Load(), Err: err, DiskBytes: e.diskBytes()}
 }
 
 // diskBytes returns the total size of the files in the store's directory, or -1 when it cannot be listed.

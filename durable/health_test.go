@@ -12,6 +12,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // Store.Health over Pebble: each acknowledged change of a caller alone is one sync; the files' size follows
@@ -64,25 +65,25 @@ func TestHealthBackgroundFailure(t *testing.T) {
 	isTable := func(name string) bool { return strings.HasSuffix(name, ".sst") }
 	for _, tc := range []struct {
 		name    string
-		prepare func(t *testing.T, dir string, fs *faultFS) (st *fifoq.Store, acked []string)
-		start   func(st *fifoq.Store) <-chan error
+		prepare func(t *testing.T, dir string, fs *faultFS) (st *fifoq.Store, e storage.Engine, acked []string)
+		start   func(e storage.Engine) <-chan error
 	}{
 		{
 			name: "flush",
-			prepare: func(t *testing.T, dir string, fs *faultFS) (*fifoq.Store, []string) {
-				st := openStore(t, dir, durable.WithFS(fs))
+			prepare: func(t *testing.T, dir string, fs *faultFS) (*fifoq.Store, storage.Engine, []string) {
+				st, e := openStoreEngine(t, dir, durable.WithFS(fs))
 				q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
 				send(t, q, "a", "b", "c") // in the memtable and the log, not in a table file
-				return st, []string{"a", "b", "c"}
+				return st, e, []string{"a", "b", "c"}
 			},
-			start: func(st *fifoq.Store) <-chan error {
-				durable.Flush(st)
+			start: func(e storage.Engine) <-chan error {
+				durable.Flush(e)
 				return nil
 			},
 		},
 		{
 			name: "compaction",
-			prepare: func(t *testing.T, dir string, fs *faultFS) (*fifoq.Store, []string) {
+			prepare: func(t *testing.T, dir string, fs *faultFS) (*fifoq.Store, storage.Engine, []string) {
 				// Table files whose keys overlap (sends, then receives and deletes of the same
 				// messages), so that a compaction writes a new one; then the store opened again, with
 				// an empty memtable, so that the compaction starts with no flush.
@@ -99,11 +100,12 @@ func TestHealthBackgroundFailure(t *testing.T) {
 				}
 				require.NoError(t, st.Close())
 				require.GreaterOrEqual(t, len(filesOf(t, dir, "*.sst")), 2, "table files")
-				return openStore(t, dir, durable.WithFS(fs), durable.WithMemTableSize(64<<10)), acked[100:]
+				st, e := openStoreEngine(t, dir, durable.WithFS(fs), durable.WithMemTableSize(64<<10))
+				return st, e, acked[100:]
 			},
-			start: func(st *fifoq.Store) <-chan error {
+			start: func(e storage.Engine) <-chan error {
 				done := make(chan error, 1)
-				go func() { done <- durable.Compact(st) }()
+				go func() { done <- durable.Compact(e) }()
 				return done
 			},
 		},
@@ -112,12 +114,12 @@ func TestHealthBackgroundFailure(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			fs := newFaultFS(isTable)
-			st, acked := tc.prepare(t, dir, fs)
+			st, e, acked := tc.prepare(t, dir, fs)
 			require.NoError(t, st.Health().Err)
 
 			fs.mode.Store(diskFull)
 			began := time.Now()
-			done := tc.start(st)
+			done := tc.start(e)
 			select {
 			case <-st.Failed():
 				t.Logf("the store failed %v after the %s began", time.Since(began), tc.name)

@@ -17,8 +17,8 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/fifoqprom"
-	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // Tests of the request metrics (RequestCollector), the store's (WithStore), and promlint over every
@@ -149,19 +149,18 @@ func rqRace() bool {
 	return false
 }
 
-// rqStore returns a store over the tests' in-memory engine, which reports no syncs or size, and the
-// engine, to fail it.
-func rqStore(t *testing.T) (*fifoq.Store, *store.Memory) {
+// rqStore returns a store over the tests' in-memory engine, and the engine, to fail it.
+func rqStore(t *testing.T) (*fifoq.Store, *storagetest.Memory) {
 	t.Helper()
-	eng, err := store.NewDisk().Open()
+	eng, err := storagetest.NewDisk().Open()
 	require.NoError(t, err)
-	st, err := store.NewStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
-	return st.(*fifoq.Store), eng
+	return st, eng
 }
 
-// The store's metrics: syncs, failed (0, then 1 once a commit failed); no size from an engine that tells
-// none. (Over Pebble, cmd/fifoq's tests scrape them from fifoq serve --data-dir.)
+// The store's metrics: syncs and size as the engine counts them, failed (0, then 1 once a commit failed).
+// (Over Pebble, cmd/fifoq's tests scrape them from fifoq serve --data-dir.)
 func TestCollectorStore(t *testing.T) {
 	t.Parallel()
 	st, eng := rqStore(t)
@@ -173,16 +172,37 @@ func TestCollectorStore(t *testing.T) {
 # HELP fifoq_store_failed 1 once a write or a sync of the store failed (a full disk): it refuses every change until it is opened again; 0 while it works.
 # TYPE fifoq_store_failed gauge
 fifoq_store_failed ` + string(rune('0'+failed)) + `
-# HELP fifoq_store_syncs_total Syncs of the store's log to disk that succeeded since it was opened; concurrent changes share a sync.
-# TYPE fifoq_store_syncs_total counter
-fifoq_store_syncs_total 0
 `
 	}
-	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want(0))))
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	value := func(name string) float64 {
+		t.Helper()
+		mfs, err := reg.Gather()
+		require.NoError(t, err)
+		for _, mf := range mfs {
+			if mf.GetName() == name {
+				m := mf.GetMetric()[0]
+				if m.GetCounter() != nil {
+					return m.GetCounter().GetValue()
+				}
+				return m.GetGauge().GetValue()
+			}
+		}
+		t.Fatalf("no %s", name)
+		return 0
+	}
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want(0)), "fifoq_store_failed"))
+	syncs, size := value("fifoq_store_syncs_total"), value("fifoq_store_disk_bytes")
+	_, err = q.Send(context.Background(), fifoq.Message{Body: "kept"})
+	require.NoError(t, err)
+	require.Greater(t, value("fifoq_store_syncs_total"), syncs, "a send syncs")
+	require.Greater(t, value("fifoq_store_disk_bytes"), size, "a send stores a message")
+
 	eng.FailNextCommit(errors.New("no space left on device"))
 	_, err = q.Send(context.Background(), fifoq.Message{Body: "lost"})
 	require.ErrorIs(t, err, fifoq.ErrStoreFailed)
-	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want(1))))
+	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want(1)), "fifoq_store_failed"))
 }
 
 // Issue 16, item 7: every metric of the package, queues, consumer, store and requests, passes promlint.
@@ -202,7 +222,7 @@ func TestLintEveryCollector(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, problems)
 		}
-		require.Equal(t, 2*15+6+4+1+2, testutil.CollectAndCount(c), "series: 15 per queue, 6 outcomes, 4 consumer series, 1 histogram, 2 of the store")
+		require.Equal(t, 2*15+6+4+1+3, testutil.CollectAndCount(c), "series: 15 per queue, 6 outcomes, 4 consumer series, 1 histogram, 3 of the store")
 		require.Equal(t, 2+2, testutil.CollectAndCount(rc), "two request series, two histograms")
 
 		// One scheme: a counter counts messages, batches, syncs or requests, and says so before _total.

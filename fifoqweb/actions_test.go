@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // wtState is what a bad request must leave as it was.
@@ -309,13 +309,13 @@ func TestPagingLinks(t *testing.T) {
 // store is opened again.
 func TestDurableQueues(t *testing.T) {
 	t.Parallel()
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	open := func() (*fifoq.Store, *fifoq.Queue) {
 		eng, err := disk.Open()
 		require.NoError(t, err)
-		s, err := store.NewStore(eng, "memory")
+		s, err := fifoq.OpenStore(eng, "memory")
 		require.NoError(t, err)
-		st := s.(*fifoq.Store)
+		st := s
 		q, err := fifoq.New("kept.fifo", fifoq.WithStore(st), fifoq.WithContentBasedDeduplication())
 		require.NoError(t, err)
 		return st, q

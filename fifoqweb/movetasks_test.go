@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // mtARN is the ARN of a queue of the test servers' default account and region.
@@ -176,15 +176,15 @@ func badRedrives(t *testing.T) {
 // again on its store, it is listed with its handle, still running, and the new console cancels it.
 func TestConsoleRedriveSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	open := func() (*sqsapi.Server, *fifoq.Store) {
 		eng, err := disk.Open()
 		require.NoError(t, err)
-		st, err := store.NewStore(eng, "memory")
+		st, err := fifoq.OpenStore(eng, "memory")
 		require.NoError(t, err)
-		s, err := sqsapi.Open(st.(*fifoq.Store), sqsapi.WithClock(fifoq.NewManualClock(wtStart)))
+		s, err := sqsapi.Open(st, sqsapi.WithClock(fifoq.NewManualClock(wtStart)))
 		require.NoError(t, err)
-		return s, st.(*fifoq.Store)
+		return s, st
 	}
 	s, st := open()
 	mtQueues(t, s)

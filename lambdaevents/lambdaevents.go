@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/sqsmd5"
+	"github.com/fifoq/fifoq/sqsmd5"
 )
 
 // config is what the records say about where they come from.

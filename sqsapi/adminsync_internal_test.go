@@ -11,19 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // openMemoryServer opens a durable server on an engine in memory, with the engine, for fault injection.
-func openMemoryServer(t *testing.T, disk *store.Disk, opts ...Option) (*Server, *fifoq.Store, *store.Memory) {
+func openMemoryServer(t *testing.T, disk *storagetest.Disk, opts ...Option) (*Server, *fifoq.Store, *storagetest.Memory) {
 	t.Helper()
 	eng, err := disk.Open()
 	require.NoError(t, err)
-	st, err := store.NewStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
-	s, err := Open(st.(*fifoq.Store), opts...)
+	s, err := Open(st, opts...)
 	require.NoError(t, err)
-	return s, st.(*fifoq.Store), eng
+	return s, st, eng
 }
 
 // query serves one query-protocol request in process and returns its status and body.
@@ -40,7 +40,7 @@ func query(s *Server, params url.Values) (int, string) {
 // the registry lock before their syncs, the send waited for b's (here, for ever: the test times out).
 func TestAdminActionsDoNotDelayOtherQueues(t *testing.T) {
 	clock := fifoq.NewManualClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	s, st, eng := openMemoryServer(t, disk, WithClock(clock))
 	defer st.Close()
 	defer s.Close()

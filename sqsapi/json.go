@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/sqsmd5"
+	"github.com/fifoq/fifoq/sqsmd5"
 )
 
 // jsonEncoder writes a response of the JSON protocol (awsJson1_0) by appending to a byte slice: no

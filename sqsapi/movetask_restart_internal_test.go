@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // jcall serves one JSON-protocol request in process and decodes its answer.
@@ -47,7 +47,7 @@ func TestMoveTaskSurvivesRestart(t *testing.T) {
 }
 
 func moveTaskRestart(t *testing.T, crash bool) {
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	s, st, eng := openMemoryServer(t, disk)
 	const base = "http://localhost/000000000000/"
 	arn := func(name string) string { return "arn:aws:sqs:us-east-1:000000000000:" + name }

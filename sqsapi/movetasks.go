@@ -12,6 +12,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // StartMessageMoveTask, CancelMessageMoveTask and ListMessageMoveTasks: dead-letter queue redrives, run by
@@ -190,7 +191,7 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	if n := len(src.tasks) - maxListedTasks; n > 0 {
 		// The oldest have ended: a queue runs one task at a time, and this one was just started. Their
 		// records go without a sync: Open deletes them again if they were not.
-		var b store.Batch
+		var b storage.Batch
 		if s.eng != nil {
 			b = s.eng.NewBatch()
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // A store from before namespaces (queue records without an account, region and name, deleted names of
@@ -17,18 +17,20 @@ import (
 // has other defaults.
 func TestNsLegacyRecords(t *testing.T) {
 	clock := fifoq.NewManualClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	open := func(opts ...Option) (*Server, *fifoq.Store) {
 		t.Helper()
 		eng, err := disk.Open()
 		require.NoError(t, err)
-		st, err := store.NewStore(eng, "disk")
+		st, err := fifoq.OpenStore(eng, "disk")
 		require.NoError(t, err)
-		s, err := Open(st.(*fifoq.Store), append(opts, WithClock(clock))...)
+		s, err := Open(st, append(opts, WithClock(clock))...)
 		require.NoError(t, err)
-		return s, st.(*fifoq.Store)
+		return s, st
 	}
 	eng, err := disk.Open()
+	require.NoError(t, err)
+	st, err := fifoq.OpenStore(eng, "disk") // a store with fifoq's records, and the server's of before
 	require.NoError(t, err)
 	b := eng.NewBatch()
 	now := clock.Now().UnixNano()
@@ -38,7 +40,7 @@ func TestNsLegacyRecords(t *testing.T) {
 	b.Set(recordKey(kindDeleted, "old-gone"), binary.AppendVarint([]byte{recordVersion}, now))
 	_, err = eng.Commit(b, true)
 	require.NoError(t, err)
-	require.NoError(t, eng.Close())
+	require.NoError(t, st.Close())
 
 	eu := namespace{account: "111111111111", region: "eu-west-1"}
 	s, st := open(WithRegion(eu.region), WithAccountID(eu.account))

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/sqsmd5"
+	"github.com/fifoq/fifoq/sqsmd5"
 )
 
 // form holds the parameters of a query-protocol request (awsQuery): the form-encoded body of a POST, or the

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/sqsmd5"
+	"github.com/fifoq/fifoq/sqsmd5"
 )
 
 // ReceiveMessage.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // The records of a durable server (Open). fifoq keeps a queue's messages in the store; the server keeps
@@ -400,12 +401,12 @@ func recordName(k []byte) string {
 // actions share the disk's syncs; the store makes batches durable in the order they were committed, so
 // waiting for the last one waits for all. On a server in memory a journal commits nothing.
 type journal struct {
-	t   store.Ticket
+	t   storage.Ticket
 	err error
 }
 
 // commit commits b, to be synced before the action returns.
-func (s *Server) commit(j *journal, b store.Batch) {
+func (s *Server) commit(j *journal, b storage.Batch) {
 	if j.err != nil {
 		return
 	}
@@ -423,7 +424,7 @@ func (s *Server) commit(j *journal, b store.Batch) {
 
 // add records that the action committed the batch of t (from fifoq, through internal/store) after the
 // others: j waits for it. t nil: nothing to wait for.
-func (j *journal) add(t store.Ticket) {
+func (j *journal) add(t storage.Ticket) {
 	if t != nil && j.err == nil {
 		j.t = t
 	}

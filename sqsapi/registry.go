@@ -15,6 +15,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // A namespace is an account and a region. The server keeps the queues of each apart, as SQS does: the same
@@ -455,7 +456,7 @@ func (s *Server) createQueueLocked(j *journal, k queueKey, fifo bool, attrs, tag
 		// Only a queue made on purpose with the name of another's hash.
 		return nil, fmt.Errorf("create queue %s: its name in the store, %s, is taken by %s", arn, fn, other.arn)
 	}
-	var later store.Ticket
+	var later storage.Ticket
 	if s.st != nil {
 		opts = append(opts, store.SyncLater(&later).(fifoq.Option)) // waited for after the lock is released
 	}
@@ -496,7 +497,7 @@ func (s *Server) queueOptions(opts []fifoq.Option) []fifoq.Option {
 // pruneDeletedLocked forgets the deleted names that can be used again, and their records. s.mu must be
 // held for writing.
 func (s *Server) pruneDeletedLocked(j *journal, now time.Time) {
-	var b store.Batch
+	var b storage.Batch
 	for k, at := range s.deleted {
 		fn := s.fifoName(k.ns, k.name)
 		if _, busy := s.unfinished[fn]; busy || now.Sub(at) < deletedReuseDelay {

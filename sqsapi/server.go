@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // A Server serves the Amazon SQS API from fifoq queues that it creates and holds by account, region and
@@ -46,7 +46,7 @@ type Server struct {
 	// The store of a durable server (Open), and its engine, where the server keeps its own records
 	// (records.go); both nil for a server in memory.
 	st  *fifoq.Store
-	eng store.Engine
+	eng storage.Engine
 
 	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
 	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.

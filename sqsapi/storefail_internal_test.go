@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // A store that fails while serving (a full disk): every change is refused with ServiceUnavailable (HTTP 503,
@@ -22,7 +22,7 @@ import (
 // closed and Err wraps fifoq.ErrStoreFailed and ENOSPC; a restart on the disk has every acknowledged message.
 func TestStoreFailsWhileServing(t *testing.T) {
 	clock := fifoq.NewManualClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s, st, eng := openMemoryServer(t, disk, WithClock(clock), WithLogger(logger))
@@ -105,7 +105,7 @@ func TestStoreFailsWhileServing(t *testing.T) {
 
 // A failed write of the server's own records fails the store too: the Go API and the requests report it.
 func TestRecordsFailureFailsStore(t *testing.T) {
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	s, st, eng := openMemoryServer(t, disk)
 	defer st.Close()
 	defer s.Close()
@@ -122,7 +122,7 @@ func TestRecordsFailureFailsStore(t *testing.T) {
 
 // The Go methods of a server whose store failed report the cause through errors.Is.
 func TestStoreFailureGoAPI(t *testing.T) {
-	disk := store.NewDisk()
+	disk := storagetest.NewDisk()
 	s, st, eng := openMemoryServer(t, disk)
 	defer st.Close()
 	defer s.Close()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // The move tasks of a durable server are records too, so that a task running at a restart goes on from
@@ -115,7 +116,7 @@ func decodeTask(k, v []byte) (fn string, t storedTask, err error) {
 // maxListedTasks, a running one going on from its counts. A task whose source is gone, or was deleted and
 // created again since the task started, is deleted in tidy, as are the older tasks; a running task whose
 // destination is gone ends FAILED, as a task whose destination is deleted while it runs does.
-func (s *Server) recoverTasks(tasks map[string][]storedTask, tidy store.Batch) error {
+func (s *Server) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch) error {
 	for _, fn := range slices.Sorted(maps.Keys(tasks)) {
 		list := tasks[fn]
 		slices.SortFunc(list, func(a, b storedTask) int { return compareU64(a.seq, b.seq) })

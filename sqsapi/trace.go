@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/internal/sqsmd5"
-	"github.com/fifoq/fifoq/internal/store"
+	"github.com/fifoq/fifoq/sqsmd5"
+	"github.com/fifoq/fifoq/storage"
 )
 
 // traceIDHeader is the HTTP header of an X-Ray trace: SendMessage and SendMessageBatch take it for the
@@ -71,7 +71,7 @@ func (t *traceStore) put(id, header string, now time.Time) {
 
 // putLocked records the trace header of a message, to be forgotten at expires. With a batch b, it records
 // the changes there too (records.go). t.mu must be held.
-func (t *traceStore) putLocked(id, header string, expires time.Time, b store.Batch) {
+func (t *traceStore) putLocked(id, header string, expires time.Time, b storage.Batch) {
 	t.evictLocked(expires.Add(-traceLife), b)
 	if t.addLocked(id, header, expires) && b != nil {
 		b.Set(traceKey(expires, id), encodeTrace(header))
@@ -80,7 +80,7 @@ func (t *traceStore) putLocked(id, header string, expires time.Time, b store.Bat
 
 // evictLocked forgets the headers that expired by now and, past maxTraces, the oldest; with a batch b, it
 // deletes their records there. t.mu must be held.
-func (t *traceStore) evictLocked(now time.Time, b store.Batch) {
+func (t *traceStore) evictLocked(now time.Time, b storage.Batch) {
 	for t.head < len(t.order) && (len(t.order)-t.head >= maxTraces || now.After(t.order[t.head].expires)) {
 		if b != nil {
 			b.Delete(traceKey(t.order[t.head].expires, t.order[t.head].id))

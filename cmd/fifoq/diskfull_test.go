@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fifoq/fifoq/internal/testdisk"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // fill writes a file of zeros to dir until it has at most free bytes left, and returns its path.
@@ -41,7 +41,7 @@ func fill(t *testing.T, dir string, free int64) string {
 // message is there.
 func TestServeDiskFull(t *testing.T) {
 	t.Parallel()
-	disk := testdisk.Small(t, 24<<20)
+	disk := storagetest.SmallDisk(t, 24<<20)
 	filler := fill(t, disk, 6<<20)
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", filepath.Join(disk, "data"), "--queue", "jobs"}
 	c := startChild(t, args...)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
-	"github.com/fifoq/fifoq/internal/testdisk"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // A store that cannot be opened stops "serve --data-dir" at once (issue 16, items 1, 3 and 4): exit status
@@ -79,7 +79,7 @@ func failStart(t *testing.T, dir string, args ...string) string {
 // names ENOSPC and the table file; given room, it starts with every message.
 func TestServeDiskFullStart(t *testing.T) {
 	t.Parallel()
-	disk := testdisk.Small(t, 1<<20)
+	disk := storagetest.SmallDisk(t, 1<<20)
 	dir := filepath.Join(disk, "data")
 	makeStore(t, dir, 100, 4<<20)
 	filler := filepath.Join(disk, "fill")

@@ -1,6 +1,4 @@
-// Package testdisk gives tests a small disk of their own, to fill: the full-disk tests of package durable and
-// of the fifoq command share it.
-package testdisk
+package storagetest
 
 import (
 	"fmt"
@@ -9,9 +7,10 @@ import (
 	"testing"
 )
 
-// Small mounts a tmpfs of size bytes on a new directory and returns it, unmounted at the test's end. The test
-// is skipped, with the reason, where that cannot be done: only root can mount, and a sandbox may refuse it.
-func Small(t testing.TB, size int) string {
+// SmallDisk mounts a tmpfs of size bytes on a new directory and returns it, unmounted at the test's end: a
+// disk of the test's own, small enough to fill, for an engine's full-disk tests. The test is skipped, with
+// the reason, where that cannot be done: only root can mount (on Linux), and a sandbox may refuse it.
+func SmallDisk(t testing.TB, size int) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("a full disk needs a small tmpfs, which only root can mount")

@@ -1,4 +1,4 @@
-package store
+package storagetest
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/google/btree"
+
+	"github.com/fifoq/fifoq/storage"
 )
 
 // A Disk is what Memory engines keep across crashes and restarts: the writes that were made durable. It
@@ -29,7 +31,7 @@ func kvLess(a, b kv) bool { return a.key < b.key }
 func NewDisk() *Disk { return &Disk{data: btree.NewG(16, kvLess)} }
 
 // ErrLocked is what Disk.Open returns while an engine is open on the disk.
-var ErrLocked = errors.New("store: the disk is in use by another engine")
+var ErrLocked = errors.New("storagetest: the disk is in use by another engine")
 
 // Open opens an engine on the disk, holding what was durable on it.
 func (d *Disk) Open() (*Memory, error) {
@@ -38,7 +40,7 @@ func (d *Disk) Open() (*Memory, error) {
 	if d.open != nil {
 		return nil, ErrLocked
 	}
-	m := &Memory{disk: d, live: d.data.Clone(), sets: make(map[string]int)}
+	m := &Memory{disk: d, live: d.data.Clone(), sets: make(map[string]int), failed: make(chan struct{})}
 	d.open = m
 	return m, nil
 }
@@ -50,7 +52,7 @@ func (d *Disk) Len() int {
 	return d.data.Len()
 }
 
-// Memory is an Engine in memory, for tests. A committed batch is applied at once; it becomes durable
+// Memory is a storage.Engine in memory, for tests. A committed batch is applied at once; it becomes durable
 // (written to its Disk) when a Ticket of it or of a later batch is waited on, or at Close. Crash loses what
 // was not durable. Faults can be injected: a failed commit, a failed sync, a sync that waits to be let go.
 type Memory struct {
@@ -73,15 +75,16 @@ type Memory struct {
 	syncs      int                   // syncs done
 	failCommit error                 // the next Commit fails with it
 	failSync   error                 // the next sync fails with it
-	broken     error                 // a sync failed: every later call returns it
-	closed     error                 // ErrClosed, or the crash's error
+	broken     error                 // a commit or a sync failed, or a crash: every later call returns it
+	closed     error                 // storage.ErrClosed, or the crash's error
 	holdMatch  func(key string) bool // HoldSyncsOf: the keys whose batches' Waits are held
 	holdCh     chan struct{}         // closed by ReleaseHeld
+	failed     chan struct{}         // closed when the engine breaks (a failed commit or sync, a crash): Failed
 	holdCommit chan struct{}         // HoldNextCommit: the next Commit takes it and waits for it to close
 	heldCommit chan struct{}         // what HoldNextCommit made, for ReleaseHeld to close
 }
 
-var _ Engine = (*Memory)(nil)
+var _ storage.Engine = (*Memory)(nil)
 
 type opKind uint8
 
@@ -157,10 +160,10 @@ func (m *Memory) applyLocked(b *memBatch) {
 		case opSingleDelete:
 			n, ok := m.sets[o.key]
 			if !ok && m.live.Has(kv{key: o.key}) {
-				panic(fmt.Sprintf("store: SingleDelete of key %x, which was set before the engine opened", o.key))
+				panic(fmt.Sprintf("storagetest: SingleDelete of key %x, which was set before the engine opened", o.key))
 			}
 			if n > 1 {
-				panic(fmt.Sprintf("store: SingleDelete of key %x, set %d times since it was last removed", o.key, n))
+				panic(fmt.Sprintf("storagetest: SingleDelete of key %x, set %d times since it was last removed", o.key, n))
 			}
 			delete(m.sets, o.key)
 		case opDelete:
@@ -177,10 +180,10 @@ func (m *Memory) applyLocked(b *memBatch) {
 }
 
 // NewBatch returns an empty batch.
-func (m *Memory) NewBatch() Batch { return &memBatch{} }
+func (m *Memory) NewBatch() storage.Batch { return &memBatch{} }
 
 // Commit applies b at once; its ticket makes it durable.
-func (m *Memory) Commit(b Batch, sync bool) (Ticket, error) {
+func (m *Memory) Commit(b storage.Batch, sync bool) (storage.Ticket, error) {
 	mb := b.(*memBatch)
 	m.mu.Lock()
 	if hold := m.holdCommit; hold != nil {
@@ -197,6 +200,7 @@ func (m *Memory) Commit(b Batch, sync bool) (Ticket, error) {
 	}
 	if err := m.failCommit; err != nil {
 		m.failCommit = nil
+		m.breakLocked(err)
 		return nil, err
 	}
 	m.committed++
@@ -249,7 +253,7 @@ func (t *memTicket) Wait() error {
 	}
 	if err := m.failSync; err != nil {
 		m.failSync = nil
-		m.broken = err
+		m.breakLocked(err)
 		return err
 	}
 	m.syncLocked(m.committed) // as an fsync does, everything written so far
@@ -303,13 +307,13 @@ func (m *Memory) Close() error {
 	if err == nil {
 		m.syncLocked(m.committed)
 	}
-	m.closed = ErrClosed
+	m.closed = storage.ErrClosed
 	m.release()
 	return err
 }
 
 // ErrCrashed is what an engine returns after Crash.
-var ErrCrashed = errors.New("store: crashed")
+var ErrCrashed = errors.New("storagetest: crashed")
 
 // Crash stops the engine as a killed process would: what was not durable is lost, and later calls fail.
 func (m *Memory) Crash() {
@@ -321,7 +325,20 @@ func (m *Memory) Crash() {
 	m.closed = ErrCrashed
 	m.log = nil
 	m.release()
+	m.breakLocked(ErrCrashed)
 }
+
+// breakLocked records that the engine is broken, with err.
+func (m *Memory) breakLocked(err error) {
+	if m.broken == nil {
+		m.broken = err
+		close(m.failed)
+	}
+}
+
+// Failed returns a channel that is closed when the engine breaks: a commit or a sync that FailNextCommit or
+// FailNextSync made fail, or a Crash.
+func (m *Memory) Failed() <-chan struct{} { return m.failed }
 
 func (m *Memory) release() {
 	m.disk.mu.Lock()
@@ -331,7 +348,8 @@ func (m *Memory) release() {
 	m.disk.mu.Unlock()
 }
 
-// FailNextCommit makes the next Commit return err, applying nothing.
+// FailNextCommit makes the next Commit return err, applying nothing; the engine is broken from then on, as
+// the contract of package storage says.
 func (m *Memory) FailNextCommit(err error) {
 	m.mu.Lock()
 	m.failCommit = err
@@ -415,4 +433,19 @@ func (m *Memory) Syncs() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.syncs
+}
+
+// Health reports the syncs made and the error that broke the engine, if one did. DiskBytes is the size of
+// the keys and values durable on its disk.
+func (m *Memory) Health() storage.Health {
+	m.mu.Lock()
+	h := storage.Health{Syncs: uint64(m.syncs), Err: m.broken}
+	m.mu.Unlock()
+	m.disk.mu.Lock()
+	m.disk.data.Ascend(func(x kv) bool {
+		h.DiskBytes += int64(len(x.key) + len(x.value))
+		return true
+	})
+	m.disk.mu.Unlock()
+	return h
 }

@@ -1,4 +1,4 @@
-// Package sqsmd5 computes the MD5 digests SQS returns beside a message (spec 1.4.6): MD5OfMessageBody,
+// Package sqsmd5 computes the MD5 digests SQS returns beside a message: MD5OfMessageBody,
 // MD5OfMessageAttributes and MD5OfMessageSystemAttributes. The AWS SDKs check them.
 package sqsmd5
 
