@@ -38,10 +38,16 @@ func (o GroupOrder) String() string {
 // A group is a FIFO message group: its stored messages in send order. Its id is the GroupID of its messages
 // (and the key of groupSet.byID); it is not stored again here.
 type group struct {
-	msgs   msgList // byQueue links
-	key    uint64  // its key in groupSet.available; 0 when it is not there, but after popOldest (see update)
-	queued bool    // in groupSet.available
+	msgs msgList // byQueue links
+	// key is the group's key in groupSet.available, with the bit inTree set while it is there; 0 when it has
+	// none. A group that popOldest took out keeps its key without inTree (see update). One word rather than
+	// a key and a flag keeps a group at 32 bytes: a queue of a million groups holds a million of them.
+	key uint64
 }
+
+// inTree is the bit of a group's key that says it is in groupSet.available. Keys (counters, sequence
+// numbers) stay below it, and every key in the tree has it, so it does not change their order.
+const inTree = 1 << 63
 
 // maxFreeGroups bounds the groups kept for reuse, so a queue cycling through many short-lived groups does not
 // allocate one per message, and an idle queue does not hold many.
@@ -84,29 +90,28 @@ func newGroupSet(order GroupOrder) groupSet {
 func (s *groupSet) update(g *group) {
 	h := g.msgs.head
 	if h == nil || h.state != StateVisible {
-		if g.queued {
+		if g.key&inTree != 0 {
 			s.available.Delete(g)
-			g.queued = false
 		}
 		g.key = 0
 		return
 	}
 	switch {
 	case s.order == GroupOrderOldestMessage:
-		if g.queued && g.key == h.seq {
+		if g.key == h.seq|inTree {
 			return
 		}
-		if g.queued {
+		if g.key&inTree != 0 {
 			s.available.Delete(g)
 		}
 		g.key = h.seq
-	case g.queued:
+	case g.key&inTree != 0:
 		return // it stays where it is
 	case g.key == 0:
 		s.counter++
 		g.key = s.counter
 	}
-	g.queued = true
+	g.key |= inTree
 	s.available.ReplaceOrInsert(g)
 }
 
@@ -145,7 +150,7 @@ func (s *groupSet) remove(m *message) {
 func (s *groupSet) popOldest() (*group, bool) {
 	g, ok := s.available.DeleteMin()
 	if ok {
-		g.queued = false
+		g.key &^= inTree
 	}
 	return g, ok
 }
@@ -178,7 +183,7 @@ func (s *groupSet) setOrder(o GroupOrder) {
 func (s *groupSet) requeue(gs []*group) {
 	s.available.Clear(false)
 	for _, g := range gs {
-		g.queued, g.key = false, 0
+		g.key = 0
 		s.update(g)
 	}
 }
