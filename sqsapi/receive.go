@@ -144,18 +144,10 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 // receive runs a receive on q. A long poll ends early, with no messages and no error, when the server begins
 // to shut down (BeginShutdown); once it has, a receive does not wait. fifoq takes no message for a receive
 // whose context ended while it waited (a message that woke it goes to the next waiter), so ending the wait
-// this way loses nothing.
+// this way loses nothing. Every receive but an explicit short poll is registered as a long poll: whether it
+// waits, and how long, fifoq decides (by the queue's receive wait time when the request gives none).
 func (s *Server) receive(c *call, q *fifoq.Queue, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
-	wait := o.WaitTime
-	if wait == 0 {
-		// The queue's ReceiveMessageWaitTimeSeconds, pinned, so that a change of it cannot turn this
-		// receive into a long poll after it was found not to be one.
-		if wait = q.Attributes().ReceiveWaitTime; wait == 0 {
-			wait = fifoq.ExplicitZero
-		}
-		o.WaitTime = wait
-	}
-	if wait <= 0 { // ExplicitZero: a short poll
+	if o.WaitTime == fifoq.ExplicitZero { // WaitTimeSeconds=0: a short poll
 		return q.Receive(c.ctx, o)
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
