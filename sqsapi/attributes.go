@@ -77,7 +77,7 @@ func checkCreateType(name string, fifo bool, attrs map[string]string) *apiError 
 	v, has := attrs["FifoQueue"]
 	switch {
 	case !has && fifo:
-		return newError(codeInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+		return coreError(fifoq.ErrInvalidQueueName) // AWS's answer: the name is not a standard queue's
 	case !has:
 		return nil
 	case !fifo && strings.EqualFold(v, "true"):
@@ -86,7 +86,7 @@ func checkCreateType(name string, fifo bool, attrs map[string]string) *apiError 
 	case !fifo:
 		return unknownAttribute("FifoQueue")
 	case strings.EqualFold(v, "false"):
-		return newError(codeInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+		return coreError(fifoq.ErrInvalidQueueName)
 	case !strings.EqualFold(v, "true"):
 		return badAttribute("FifoQueue")
 	}
