@@ -100,7 +100,10 @@ func weMessages() []weMessage {
 		name := fmt.Sprintf("a%d", i)
 		eleven.wire.(map[string]any)[name] = map[string]any{"DataType": "String", "StringValue": "v"}
 		set := eleven.set
-		eleven.set = func(m *fifoq.Message) { set(m); m.Attributes[name] = fifoq.Attribute{DataType: "String", StringValue: "v"} }
+		eleven.set = func(m *fifoq.Message) {
+			set(m)
+			m.Attributes[name] = fifoq.Attribute{DataType: "String", StringValue: "v"}
+		}
 	}
 	attrs := []field{none, attr("k", "String", "v"), attr("k", "String", ""), attr("k", "", "v"), attr("k", "Text", "v"),
 		attr("AWS.k", "String", "v"), attr("k", "Number", "1e200"), eleven}
@@ -294,7 +297,8 @@ func TestWireNoRulesOfFifoq(t *testing.T) {
 			"VisibilityTimeout must be", "DelaySeconds must be", "Invalid characters found", "PurgeQueue operation",
 			"not valid for this queue type", "receive call is not retryable",
 			"Must be >= 0 and <= ", "Must be between 1 and 500", "Dead Letter Queue", "already a task running",
-			"hyphens, or underscores. 1 to 80 in length\")", "maxBatchEntries", "maxAttributes", "maxBatchBytes", "maxDelaySeconds", "maxVisibilitySeconds",
+			"hyphens, or underscores. 1 to 80 in length\")",
+			"maxBatchEntries", "maxAttributes", "maxBatchBytes", "maxDelaySeconds", "maxVisibilitySeconds",
 		} {
 			require.False(t, strings.Contains(string(b), s), "%s holds a rule of fifoq's: %q", f, s)
 		}
