@@ -162,6 +162,8 @@ func TestErrorMessageOfEachRule(t *testing.T) {
 			"Value 960 for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900."},
 		{"4.1/negative delay", emSend("q", fifoq.Message{Body: "b", Delay: -time.Second}), fifoq.ErrInvalidDelay, ipv,
 			"Value -1 for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900."},
+		{"4.1/batch entry without group id and with a bad delay fails alone", emSendEntry("q.fifo", fifoq.Message{Body: "b", Delay: 901 * time.Second}),
+			fifoq.ErrInvalidDelay, ipv, "Value 901 for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900."},
 		{"4.3/FIFO per-message delay", emSend("q.fifo", fifoq.Message{Body: "b", GroupID: "g", DeduplicationID: "d", Delay: 2 * time.Second}),
 			fifoq.ErrInvalidDelay, ipv, "Value 2 for parameter DelaySeconds is invalid. Reason: The request include parameter " +
 				"that is not valid for this queue type."},

@@ -271,9 +271,10 @@ func badAttribute(attribute, format string, args ...any) error {
 
 // CheckOptions returns the error [New] returns for the settings opts make on a queue of the type fifo says
 // (a FIFO queue or a standard one): ErrInvalidQueueAttribute for a setting out of its range, ErrFIFOOnly for
-// a FIFO-only setting on a standard queue; nil when they are good. It makes no queue, and does not check a
-// dead-letter queue (WithDeadLetterQueue), whose checks need the queue. A front end calls it as it reads
-// each setting of a request, so as to refuse the first bad one in the order SQS does.
+// a FIFO-only setting on a standard queue; nil when they are good. It makes no queue, and leaves out the
+// redrive policy and the redrive allow policy ([WithDeadLetterQueue], [WithRedriveAllowPolicy]), whose
+// checks need the queues. A front end calls it as it reads each setting of a request, so as to refuse the
+// first bad one in the order SQS does.
 func CheckOptions(fifo bool, opts ...Option) error {
 	c := defaultConfig()
 	for _, o := range opts {
@@ -478,11 +479,13 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	return r[0], nil
 }
 
-// SendBatch sends 1..10 messages, in order. An entry that is invalid on its own (its body, attributes or
-// size) fails alone: its result is zero and the returned *BatchError names it. The whole call fails, changing
-// nothing, when the batch has no entries or more than 10, when its messages add up to more than 1 MiB, or
-// when a FIFO entry lacks a group id or a deduplication id (then with the code InvalidParameterValue, where
-// Send's is MissingParameter for a missing group id, as SQS answers).
+// SendBatch sends 1..10 messages, in order. An entry that is invalid on its own (its body, attributes,
+// delay or size) fails alone: its result is zero and the returned *BatchError names it. The whole call
+// fails, changing nothing, when the batch has no entries or more than 10, when its messages add up to more
+// than 1 MiB, or when a FIFO entry lacks a group id or a deduplication id (then with the code
+// InvalidParameterValue, where Send's is MissingParameter for a missing group id, as SQS answers). As on
+// SQS, an entry whose delay, number of attributes or attribute types and values are invalid fails alone
+// before that: it does not fail the call for a missing id.
 func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
