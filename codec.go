@@ -328,7 +328,7 @@ func decodeMessage(v []byte) (storedMessage, error) {
 	s.msg.DeduplicationID = d.str()
 	s.msg.Body = d.str()
 	n := d.uvarint()
-	if n > maxAttributes {
+	if n > MaxMessageAttributes {
 		d.fail(fmt.Errorf("%d attributes", n))
 	}
 	if n > 0 && d.err == nil {

@@ -46,8 +46,11 @@
 //   - StartMessageMoveTask: [Queue.StartMoveTask] on the dead-letter queue. CancelMessageMoveTask:
 //     [MoveTask.Cancel]. ListMessageMoveTasks: [Queue.MoveTasks], and [MoveTask.Status] for one task.
 //   - Error codes: every rejection wraps a sentinel error such as [ErrMissingGroupID], matched with
-//     [errors.Is]; [ErrorCode] returns its SQS error code. Batch calls report the entries that failed in a
-//     [*BatchError]; batch entries have no ids of their own, only their position in the call.
+//     [errors.Is]; [ErrorCode] returns its SQS error code and [ErrorMessage] the message SQS sends for the
+//     case, while the error's own text stays Go's. Batch calls report the entries that failed in a
+//     [*BatchError]; batch entries have no ids of their own, only their position in the call. The limits
+//     and rules live here once: a front end of its own reads [MaxBatchEntries] and the Check functions
+//     ([CheckBatchLen], [CheckID], ...) for values fifoq's types cannot carry as given.
 //   - Lambda event source mapping (CreateEventSourceMapping on an SQS queue): [NewConsumer] with
 //     [ConsumerOptions]: [BatchOptions.Size] (BatchSize), [BatchOptions.Window]
 //     (MaximumBatchingWindowInSeconds), [BatchOptions.MaxBytes] (the 6 MB invocation payload),

@@ -4,13 +4,28 @@ import (
 	"bytes"
 	"encoding/binary"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 )
 
-// The SQS limits (spec §7, 1.2, 1.5, 4.1, 5.1).
+// The SQS limits that layers above fifoq need: sqsapi sizes its buffers by them, a front end that reads
+// the entries of a batch request one by one stops after MaxBatchEntries+1 of them.
+const (
+	// MaxBatchEntries is the most entries of a batch call ([Queue.SendBatch], [Queue.DeleteBatch],
+	// [Queue.ChangeVisibilityBatch]) and the most messages one [Queue.Receive] returns (spec 7.2.1, 1.5.4).
+	MaxBatchEntries = 10
+	// MaxMessageAttributes is the most message attributes a message has (spec 7.1.3).
+	MaxMessageAttributes = 10
+	// MaxMessageSize is the largest message, body and attributes, a queue can take (spec 7.1.2): the
+	// default and the maximum of [WithMaxMessageSize]. It is also the most the messages of one
+	// [Queue.SendBatch] may add up to (spec 7.2.2).
+	MaxMessageSize = 1 << 20
+)
+
+// The other SQS limits (spec §7, 1.2, 1.5, 4.1, 5.1).
 const (
 	maxVisibilityTimeout = 12 * time.Hour
 	maxDelay             = 15 * time.Minute
@@ -18,9 +33,7 @@ const (
 	maxRetention         = 14 * 24 * time.Hour
 	maxWaitTime          = 20 * time.Second
 	minMessageSize       = 1 << 10
-	maxMessageSize       = 1 << 20 // also the limit of one SendBatch
-	maxBatchEntries      = 10
-	maxAttributes        = 10
+	maxBatchEntries      = MaxBatchEntries // the name batch.go and consumer.go use
 	maxAttributeName     = 256
 	maxAttributeType     = 256
 	maxIDLength          = 128 // group, deduplication and receive attempt ids
@@ -48,17 +61,45 @@ func isWordChar(c byte) bool {
 }
 
 // validateID checks a group, deduplication or receive attempt id: 1..128 characters, alphanumeric or
-// punctuation (2.3, 3.2, 2.15.1), which is ASCII '!' to '~'.
+// punctuation (2.3, 3.2, 2.15.1), which is ASCII '!' to '~'. sentinel is the rule's: ErrInvalidGroupID,
+// ErrInvalidDeduplicationID or ErrInvalidAttemptID.
 func validateID(s string, sentinel *Error) error {
 	if s == "" || len(s) > maxIDLength {
-		return reject(sentinel, "%d characters, want 1..%d", len(s), maxIDLength)
+		return badID(s, sentinel, "%d characters, want 1..%d", len(s), maxIDLength)
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '!' || s[i] > '~' {
-			return reject(sentinel, "%q: only alphanumeric and punctuation characters", s)
+			return badID(s, sentinel, "%q: only alphanumeric and punctuation characters", s)
 		}
 	}
 	return nil
+}
+
+// CheckID returns an error unless id is a valid id of the kind rule checks: ErrInvalidGroupID for a message
+// group id, ErrInvalidDeduplicationID for a FIFO queue's message deduplication id, ErrInvalidAttemptID for a
+// receive request attempt id. An id has 1..128 characters, alphanumeric or punctuation; the error wraps
+// rule, and [ErrorMessage] gives AWS's message, which names id. fifoq's types read an empty id as none, so
+// Send and Receive never reject an empty one; a front end whose protocol tells an empty id given from none
+// calls CheckID for the id it was given. CheckID panics for another rule.
+func CheckID(id string, rule *Error) error {
+	if _, ok := idParams[rule]; !ok {
+		panic("fifoq: CheckID of a rule that is not an id's: " + rule.Error())
+	}
+	return validateID(id, rule)
+}
+
+// badID is the rejection of id by the rule of sentinel, an id's rule (see validateID).
+func badID(id string, sentinel *Error, format string, args ...any) *rejection {
+	param := idParams[sentinel]
+	return reject(sentinel, format, args...).says("%s", invalidValue(id, param, param+
+		" can only include alphanumeric and punctuation characters. 1 to "+strconv.Itoa(maxIDLength)+" in length."))
+}
+
+// idParams are the SQS parameters of the ids, by the sentinel of their rule.
+var idParams = map[*Error]string{
+	ErrInvalidGroupID:         "MessageGroupId",
+	ErrInvalidDeduplicationID: "MessageDeduplicationId",
+	ErrInvalidAttemptID:       "ReceiveRequestAttemptId",
 }
 
 // validChars reports whether s holds only the characters SQS allows in a body (7.1.1):
@@ -94,10 +135,41 @@ func validChars(s string) bool {
 	return true
 }
 
-// validateMessage checks everything about m that does not depend on the other entries of its batch, its
-// size (body plus attributes) included (7.1). The FIFO requirements of a group and a deduplication id are
-// checked by requireFIFOIDs, since in a batch they fail the whole call.
-func (q *Queue) validateMessage(m *Message) error {
+// Checking a message: checkMessage, then requireFIFOIDs. SendBatch runs them apart, as SQS checks a batch:
+// an entry that fails checkParams fails alone and is not looked at by the checks that fail a whole batch;
+// requireFIFOIDs is one of them (2.2, 3.1); then an entry that fails checkContent fails alone.
+
+// checkMessage checks everything about m that does not depend on the other entries of its batch, its size
+// (body plus attributes) included (7.1). batch tells whether m is an entry of a SendBatch, whose AWS message
+// for a message too large differs.
+func (q *Queue) checkMessage(m *Message, batch bool) error {
+	if err := q.checkParams(m); err != nil {
+		return err
+	}
+	return q.checkContent(m, batch)
+}
+
+// checkParams checks the delay of m, the number of its attributes, and that each has a known data type and
+// a value of it: the checks SQS makes first.
+func (q *Queue) checkParams(m *Message) error {
+	if d := m.Delay; d != ExplicitZero && (d < 0 || d > maxDelay) {
+		return reject(ErrInvalidDelay, "%v, want 0..%v", d, maxDelay).says("%s", invalidValue(seconds(d), "DelaySeconds",
+			"DelaySeconds must be >= 0 and <= "+seconds(maxDelay)+"."))
+	}
+	if err := CheckAttributeCount(len(m.Attributes)); err != nil {
+		return err
+	}
+	for name, a := range m.Attributes {
+		if err := checkAttributeValue(name, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkContent checks the body of m, the names and values of its attributes, its size and its ids, and
+// that a FIFO queue's message has no delay of its own.
+func (q *Queue) checkContent(m *Message, batch bool) error {
 	if m.Body == "" {
 		return reject(ErrEmptyBody, "empty body")
 	}
@@ -105,9 +177,6 @@ func (q *Queue) validateMessage(m *Message) error {
 		return reject(ErrInvalidMessageContents, "body")
 	}
 	size := len(m.Body)
-	if len(m.Attributes) > maxAttributes {
-		return reject(ErrInvalidMessageAttribute, "%d attributes, at most %d", len(m.Attributes), maxAttributes)
-	}
 	for name, a := range m.Attributes {
 		n, err := validateAttribute(name, a)
 		if err != nil {
@@ -116,7 +185,12 @@ func (q *Queue) validateMessage(m *Message) error {
 		size += n
 	}
 	if maxSize := q.conf().maxSize; size > maxSize {
-		return reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, maxSize)
+		verb := "are invalid"
+		if batch {
+			verb = "cannot be validated"
+		}
+		return reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, maxSize).says(
+			"One or more parameters %s. Reason: Message must be shorter than %d bytes.", verb, maxSize)
 	}
 	if m.GroupID != "" {
 		if err := validateID(m.GroupID, ErrInvalidGroupID); err != nil {
@@ -125,25 +199,23 @@ func (q *Queue) validateMessage(m *Message) error {
 	}
 	if m.DeduplicationID != "" {
 		if !q.fifo {
-			return reject(ErrInvalidDeduplicationID, "only FIFO queues take a deduplication id")
+			return reject(ErrInvalidDeduplicationID, "only FIFO queues take a deduplication id").says(
+				"The request include parameter that is not valid for this queue type")
 		}
 		if err := validateID(m.DeduplicationID, ErrInvalidDeduplicationID); err != nil {
 			return err
 		}
 	}
-	switch {
-	case m.Delay == ExplicitZero:
-	case m.Delay < 0 || m.Delay > maxDelay:
-		return reject(ErrInvalidDelay, "%v, want 0..%v", m.Delay, maxDelay)
-	case m.Delay > 0 && q.fifo:
-		return reject(ErrInvalidDelay, "%v: FIFO queues take no per-message delay", m.Delay)
+	if m.Delay > 0 && q.fifo {
+		return reject(ErrInvalidDelay, "%v: FIFO queues take no per-message delay", m.Delay).says("%s", invalidValue(
+			seconds(m.Delay), "DelaySeconds", "The request include parameter that is not valid for this queue type."))
 	}
 	return nil
 }
 
 // requireFIFOIDs checks 2.2 and 3.1 on a FIFO queue: a group id, and a deduplication id unless the queue
 // derives one from the body.
-func (q *Queue) requireFIFOIDs(m *Message) error {
+func (q *Queue) requireFIFOIDs(m *Message) *rejection {
 	if !q.fifo {
 		return nil
 	}
@@ -156,7 +228,46 @@ func (q *Queue) requireFIFOIDs(m *Message) error {
 	return nil
 }
 
-// validateAttribute checks one message attribute (7.1.3) and returns its size: name, type and value.
+// CheckAttributeCount returns ErrInvalidMessageAttribute when a message has n attributes, more than 10
+// (spec 7.1.3), and nil otherwise; [ErrorMessage] gives AWS's message, which names n. Send and SendBatch
+// check it themselves; a front end that reads at most 11 attributes of a message that has more calls it
+// with the number it was given.
+func CheckAttributeCount(n int) error {
+	if n > MaxMessageAttributes {
+		return reject(ErrInvalidMessageAttribute, "%d attributes, at most %d", n, MaxMessageAttributes).says(
+			"Number of message attributes [%d] exceeds the allowed maximum [%d].", n, MaxMessageAttributes)
+	}
+	return nil
+}
+
+// checkAttributeValue checks that a message attribute has a data type SQS knows, and a value of it
+// (7.1.3); validateAttribute checks the rest.
+func checkAttributeValue(name string, a Attribute) error {
+	base, _, _ := strings.Cut(a.DataType, ".")
+	switch base {
+	case "":
+		return reject(ErrInvalidMessageAttribute, "attribute %q: data type %q is not String, Number or Binary", name, a.DataType).says(
+			"The message attribute '%s' must contain non-empty message attribute type.", name)
+	case "String", "Number":
+		if a.StringValue == "" {
+			return reject(ErrInvalidMessageAttribute, "attribute %q must contain a non-empty value of type %q (StringValue)", name, base).says(
+				"Message (user) attribute '%s' must contain a non-empty value of type '%s'.", name, base)
+		}
+	case "Binary":
+		if len(a.BinaryValue) == 0 {
+			return reject(ErrInvalidMessageAttribute, "attribute %q must contain a non-empty value of type \"Binary\" (BinaryValue)", name).says(
+				"Message (user) attribute '%s' must contain a non-empty value of type 'Binary'.", name)
+		}
+	default:
+		return reject(ErrInvalidMessageAttribute, "attribute %q: data type %q is not String, Number or Binary", name, a.DataType).says(
+			"The type of message (user) attribute '%s' is invalid. You must use only the following supported type "+
+				"prefixes: Binary, Number, String.", name)
+	}
+	return nil
+}
+
+// validateAttribute checks one message attribute (7.1.3), whose data type and value checkAttributeValue
+// checked, and returns its size: name, type and value.
 func validateAttribute(name string, a Attribute) (int, error) {
 	if err := validateAttributeName(name); err != nil {
 		return 0, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -99,6 +100,18 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 	return q.startMoveTask(dest, rate, nil, nil)
 }
 
+// CheckMoveRate returns ErrInvalidMoveTask unless a move task may move rate messages a second: 1..500.
+// [Queue.StartMoveTask] reads a rate of 0 as "as fast as possible"; a front end whose protocol tells a 0
+// given from none calls CheckMoveRate for the rate it was given. [ErrorMessage] gives AWS's message, which
+// names rate.
+func CheckMoveRate(rate int) error {
+	if rate < 1 || rate > maxMoveRate {
+		return reject(ErrInvalidMoveTask, "rate %d messages a second, want 0..%d", rate, maxMoveRate).says("%s",
+			invalidValue(rate, "MaxNumberOfMessagesPerSecond", "Must be between 1 and "+strconv.Itoa(maxMoveRate)+"."))
+	}
+	return nil
+}
+
 // startMoveTask is StartMoveTask, with the task's status kept in the store under rec (nil: not kept). With
 // resume, the task is one read back from the store, with that status: a running one goes on from its
 // counts (whether this queue is still a dead-letter queue or not: takeMoves fails a message that has
@@ -107,9 +120,12 @@ func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *Mo
 	if q.st == nil {
 		rec = nil
 	}
+	if rate != 0 {
+		if err := CheckMoveRate(rate); err != nil {
+			return nil, err
+		}
+	}
 	switch {
-	case rate < 0 || rate > maxMoveRate:
-		return nil, reject(ErrInvalidMoveTask, "rate %d messages a second, want 0..%d", rate, maxMoveRate)
 	case dest == q:
 		return nil, reject(ErrInvalidMoveTask, "destination %s is the source", q.name)
 	case dest != nil && dest.fifo != q.fifo:
@@ -270,7 +286,7 @@ type move struct {
 func (t *MoveTask) run() {
 	defer close(t.done)
 	rate := t.status.Rate
-	if t.resumed && rate > 0 && !t.pause(time.Duration(min(maxBatchEntries, rate))*time.Second/time.Duration(rate)) {
+	if t.resumed && rate > 0 && !t.pause(time.Duration(min(MaxBatchEntries, rate))*time.Second/time.Duration(rate)) {
 		// It may have moved a step just before it stopped: its rate holds across a restart.
 		t.end(MoveTaskCancelled, "")
 		return
@@ -283,7 +299,7 @@ func (t *MoveTask) run() {
 		default:
 		}
 		st := t.Status()
-		n := min(maxBatchEntries, st.ToMove-st.Moved)
+		n := min(MaxBatchEntries, st.ToMove-st.Moved)
 		if rate > 0 {
 			n = min(n, rate)
 		}
@@ -376,7 +392,7 @@ func (q *Queue) acceptMoves(src *Queue, moves []move, record func(storage.Batch)
 	if err := q.check(); err != nil {
 		return err
 	}
-	var ms [maxBatchEntries]*message
+	var ms [MaxBatchEntries]*message
 	for i := range moves {
 		ms[i] = newMessage(&moves[i].msg)
 	}

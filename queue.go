@@ -166,13 +166,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 	if err := validateQueueName(name); err != nil {
 		return nil, err
 	}
-	cfg := config{
-		visibility: 30 * time.Second,
-		retention:  4 * 24 * time.Hour,
-		maxSize:    maxMessageSize,
-		scope:      DeduplicationScopeQueue,
-		clock:      realClock{},
-	}
+	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -220,10 +214,23 @@ func New(name string, opts ...Option) (*Queue, error) {
 	return q, nil
 }
 
+// defaultConfig returns the settings of a queue made without options.
+func defaultConfig() config {
+	return config{
+		visibility: 30 * time.Second,
+		retention:  4 * 24 * time.Hour,
+		maxSize:    MaxMessageSize,
+		scope:      DeduplicationScopeQueue,
+		clock:      realClock{},
+	}
+}
+
+// validate checks the settings of c for a queue of the type fifo says; the redrive policy is
+// validateRedrive's. AWS's message for a setting out of its range names it as SQS does.
 func (c *config) validate(fifo bool) error {
-	inRange := func(name string, d, lo, hi time.Duration) error {
+	inRange := func(name, attribute string, d, lo, hi time.Duration) error {
 		if d < lo || d > hi {
-			return reject(ErrInvalidQueueAttribute, "%s %v, want %v..%v", name, d, lo, hi)
+			return badAttribute(attribute, "%s %v, want %v..%v", name, d, lo, hi)
 		}
 		return nil
 	}
@@ -234,21 +241,40 @@ func (c *config) validate(fifo bool) error {
 		return reject(ErrInvalidQueueAttribute, "deduplication scope %d", c.scope)
 	case c.groupOrder != GroupOrderAvailable && c.groupOrder != GroupOrderOldestMessage:
 		return reject(ErrInvalidQueueAttribute, "group order %d", c.groupOrder)
-	case c.maxSize < minMessageSize || c.maxSize > maxMessageSize:
-		return reject(ErrInvalidQueueAttribute, "maximum message size %d, want %d..%d", c.maxSize, minMessageSize, maxMessageSize)
+	case c.maxSize < minMessageSize || c.maxSize > MaxMessageSize:
+		return badAttribute("MaximumMessageSize", "maximum message size %d, want %d..%d", c.maxSize, minMessageSize, MaxMessageSize)
 	case c.clock == nil:
 		return reject(ErrInvalidQueueAttribute, "nil clock")
 	}
-	if err := inRange("visibility timeout", c.visibility, 0, maxVisibilityTimeout); err != nil {
+	if err := inRange("visibility timeout", "VisibilityTimeout", c.visibility, 0, maxVisibilityTimeout); err != nil {
 		return err
 	}
-	if err := inRange("delay", c.delay, 0, maxDelay); err != nil {
+	if err := inRange("delay", "DelaySeconds", c.delay, 0, maxDelay); err != nil {
 		return err
 	}
-	if err := inRange("retention", c.retention, minRetention, maxRetention); err != nil {
+	if err := inRange("retention", "MessageRetentionPeriod", c.retention, minRetention, maxRetention); err != nil {
 		return err
 	}
-	return inRange("receive wait time", c.waitTime, 0, maxWaitTime)
+	return inRange("receive wait time", "ReceiveMessageWaitTimeSeconds", c.waitTime, 0, maxWaitTime)
+}
+
+// badAttribute rejects the setting that SQS calls attribute (ErrInvalidQueueAttribute).
+func badAttribute(attribute, format string, args ...any) error {
+	return reject(ErrInvalidQueueAttribute, format, args...).says("Invalid value for the parameter %s.", attribute)
+}
+
+// CheckOptions returns the error [New] returns for the settings opts make on a queue of the type fifo says
+// (a FIFO queue or a standard one): ErrInvalidQueueAttribute for a setting out of its range, ErrFIFOOnly for
+// a FIFO-only setting on a standard queue; nil when they are good. It makes no queue, and leaves out the
+// redrive policy and the redrive allow policy ([WithDeadLetterQueue], [WithRedriveAllowPolicy]), whose
+// checks need the queues. A front end calls it as it reads each setting of a request, so as to refuse the
+// first bad one in the order SQS does.
+func CheckOptions(fifo bool, opts ...Option) error {
+	c := defaultConfig()
+	for _, o := range opts {
+		o(&c)
+	}
+	return c.validate(fifo)
 }
 
 // Name returns the queue's name.
@@ -425,12 +451,11 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	if err := q.check(); err != nil {
 		return SendResult{}, err
 	}
-	err := q.validateMessage(&m)
-	if err == nil {
-		err = q.requireFIFOIDs(&m)
-	}
-	if err != nil {
+	if err := q.checkMessage(&m, false); err != nil {
 		return SendResult{}, err
+	}
+	if r := q.requireFIFOIDs(&m); r != nil {
+		return SendResult{}, r
 	}
 	var key string
 	if q.fifo {
@@ -448,10 +473,13 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	return r[0], nil
 }
 
-// SendBatch sends 1..10 messages, in order. An entry that is invalid on its own (its body, attributes or
-// size) fails alone: its result is zero and the returned *BatchError names it. The whole call fails, changing
-// nothing, when the batch has no entries or more than 10, when its messages add up to more than 1 MiB, or
-// when a FIFO entry lacks a group id or a deduplication id.
+// SendBatch sends 1..10 messages, in order. An entry that is invalid on its own (its body, attributes,
+// delay or size) fails alone: its result is zero and the returned *BatchError names it. The whole call
+// fails, changing nothing, when the batch has no entries or more than 10, when its messages add up to more
+// than 1 MiB, or when a FIFO entry lacks a group id or a deduplication id (then with the code
+// InvalidParameterValue, where Send's is MissingParameter for a missing group id, as SQS answers). As on
+// SQS, an entry whose delay, number of attributes or attribute types and values are invalid fails alone
+// before that: it does not fail the call for a missing id.
 func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -459,29 +487,42 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	if err := checkBatchLen(len(ms)); err != nil {
+	if err := checkBatchLen(len(ms), "SendMessageBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	var (
-		stored [maxBatchEntries]*message // nil for a failed entry
-		keys   [maxBatchEntries]string
-		seqs   [maxBatchEntries]uint64
-		dups   [maxBatchEntries]bool
-		failed []EntryError
+		stored [MaxBatchEntries]*message // nil for a failed entry
+		keys   [MaxBatchEntries]string
+		seqs   [MaxBatchEntries]uint64
+		dups   [MaxBatchEntries]bool
+		errs   [MaxBatchEntries]error
 		total  int
 	)
 	for i := range ms {
-		if err := q.requireFIFOIDs(&ms[i]); err != nil {
-			return nil, &coded{code: "InvalidParameterValue", err: fmt.Errorf("entry %d: %w", i, err)}
-		}
 		total += rawSize(&ms[i])
 	}
-	if total > maxMessageSize {
-		return nil, reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", maxMessageSize, total)
+	if total > MaxMessageSize {
+		return nil, reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", MaxMessageSize, total).says(
+			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", MaxMessageSize, total)
 	}
 	for i := range ms {
-		if err := q.validateMessage(&ms[i]); err != nil {
-			failed = append(failed, EntryError{Index: i, Err: err})
+		errs[i] = q.checkParams(&ms[i])
+	}
+	for i := range ms {
+		if errs[i] != nil {
+			continue
+		}
+		if r := q.requireFIFOIDs(&ms[i]); r != nil {
+			return nil, &coded{code: "InvalidParameterValue", err: fmt.Errorf("entry %d: %w", i, r)}
+		}
+	}
+	var failed []EntryError
+	for i := range ms {
+		if errs[i] == nil {
+			errs[i] = q.checkContent(&ms[i], true)
+		}
+		if errs[i] != nil {
+			failed = append(failed, EntryError{Index: i, Err: errs[i]})
 			continue
 		}
 		m := ms[i]
@@ -508,12 +549,24 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 	return results, nil
 }
 
-func checkBatchLen(n int) error {
-	switch {
-	case n == 0:
-		return reject(ErrEmptyBatch, "no entries")
-	case n > maxBatchEntries:
-		return reject(ErrTooManyEntries, "maximum number of entries per request are %d, you have sent %d", maxBatchEntries, n)
+// checkBatchLen checks the number of entries of a batch call (7.2.1); entry names them in AWS's message
+// about an empty batch, as the SQS action calls its entries.
+func checkBatchLen(n int, entry string) error {
+	if n == 0 {
+		return reject(ErrEmptyBatch, "no entries").says("There should be at least one %s in the request.", entry)
+	}
+	return CheckBatchLen(n)
+}
+
+// CheckBatchLen returns ErrTooManyEntries when a batch call has n entries, more than [MaxBatchEntries], and
+// nil otherwise; [ErrorMessage] gives AWS's message for it, which names n. The batch methods check it
+// themselves (and return ErrEmptyBatch for no entries), so a caller of theirs needs it only to check the
+// number first: a front end that reads at most MaxBatchEntries+1 entries of a longer batch request, or
+// checks something of its own on each entry that SQS checks after their number.
+func CheckBatchLen(n int) error {
+	if n > MaxBatchEntries {
+		return reject(ErrTooManyEntries, "maximum number of entries per request are %d, you have sent %d", MaxBatchEntries, n).says(
+			"Maximum number of entries per request are %d. You have sent %d.", MaxBatchEntries, n)
 	}
 	return nil
 }
@@ -631,7 +684,7 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 		return err
 	}
 	q.lock()
-	err = q.deleteLocked(h)
+	err = q.deleteLocked(h, receiptHandle)
 	if werr := q.unlock().wait(q.st); werr != nil {
 		return werr
 	}
@@ -647,7 +700,7 @@ func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error 
 	if err := q.check(); err != nil {
 		return err
 	}
-	if err := checkBatchLen(len(receiptHandles)); err != nil {
+	if err := checkBatchLen(len(receiptHandles), "DeleteMessageBatchRequestEntry"); err != nil {
 		return err
 	}
 	var failed []EntryError
@@ -655,7 +708,7 @@ func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error 
 	for i, s := range receiptHandles {
 		h, err := q.parseHandle(s)
 		if err == nil {
-			err = q.deleteLocked(h)
+			err = q.deleteLocked(h, s)
 		}
 		if err != nil {
 			failed = append(failed, EntryError{Index: i, Err: err})
@@ -670,14 +723,15 @@ func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error 
 	return nil
 }
 
-func (q *Queue) deleteLocked(h handle) error {
+// deleteLocked deletes the message of h, parsed from the receipt handle s.
+func (q *Queue) deleteLocked(h handle, s string) error {
 	m := q.lookupLocked(h)
 	if m == nil {
 		q.syncLocked() // deleted, expired or purged already, maybe by a call still syncing
 		return nil
 	}
 	if q.fifo && (m.receipt() != h.receipt || m.state != StateInFlight) {
-		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
+		return handleExpired(s, "message %s", q.messageIDLocked(m))
 	}
 	q.dropLocked(m)
 	q.counters.Deleted++
@@ -706,7 +760,8 @@ func (q *Queue) Purge(ctx context.Context) error {
 	now := q.lock()
 	if q.purged && now-q.purgedAt < purgeInterval {
 		q.unlock()
-		return reject(ErrPurgeInProgress, "only one PurgeQueue operation on %s is allowed every %v", q.name, purgeInterval)
+		return reject(ErrPurgeInProgress, "only one PurgeQueue operation on %s is allowed every %v", q.name, purgeInterval).says(
+			"Only one PurgeQueue operation on %s is allowed every %s seconds.", q.name, seconds(purgeInterval))
 	}
 	q.purged, q.purgedAt = true, now
 	q.counters.Purged += uint64(q.stats.Visible + q.stats.InFlight + q.stats.Delayed)

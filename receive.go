@@ -2,6 +2,7 @@ package fifoq
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -51,7 +52,7 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	if q.fifo {
 		attemptID = o.AttemptID
 	}
-	var buf [maxBatchEntries]take
+	var buf [MaxBatchEntries]take
 	got := buf[:]
 	if maxMessages > len(buf) { // a Batcher's receive
 		got = make([]take, maxMessages)
@@ -82,6 +83,7 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	return q.deliveries(got[:n]), nil
 }
 
+// receiveParams resolves the parameters of a receive, a zero taking the queue's setting, and checks them.
 func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.Duration, err error) {
 	maxMessages, wait, vt = o.MaxMessages, o.WaitTime, o.VisibilityTimeout
 	if maxMessages == 0 {
@@ -89,17 +91,44 @@ func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.
 	}
 	c := q.conf()
 	wait, vt = explicit(wait, c.waitTime), explicit(vt, c.visibility)
-	switch {
-	case maxMessages < 1 || maxMessages > maxBatchEntries:
-		err = reject(ErrInvalidMaxMessages, "%d, must be between 1 and %d", maxMessages, maxBatchEntries)
-	case wait < 0 || wait > maxWaitTime:
-		err = reject(ErrInvalidWaitTime, "%v, must be >= 0 and <= %v", wait, maxWaitTime)
-	case vt < 0 || vt > maxVisibilityTimeout:
-		err = reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", vt, maxVisibilityTimeout)
-	case q.fifo && o.AttemptID != "":
+	err = ReceiveOptions{MaxMessages: maxMessages, WaitTime: wait, VisibilityTimeout: vt}.Check()
+	if err == nil && q.fifo && o.AttemptID != "" {
 		err = validateID(o.AttemptID, ErrInvalidAttemptID)
 	}
 	return maxMessages, wait, vt, err
+}
+
+// Check returns the error [Queue.Receive] returns for the parameters of o out of their ranges, or nil:
+// ErrInvalidMaxMessages, ErrInvalidWaitTime or ErrInvalidVisibilityTimeout. A zero, which means the
+// queue's setting, and [ExplicitZero] are in range. Check does not check AttemptID, which only a FIFO queue
+// reads. A [Source] that is not a Queue calls it to refuse what a Queue refuses.
+func (o ReceiveOptions) Check() error {
+	if o.MaxMessages != 0 {
+		if err := CheckMaxMessages(o.MaxMessages); err != nil {
+			return err
+		}
+	}
+	if wait := o.WaitTime; wait != ExplicitZero && (wait < 0 || wait > maxWaitTime) {
+		return reject(ErrInvalidWaitTime, "%v, must be >= 0 and <= %v", wait, maxWaitTime).says("%s",
+			invalidValue(seconds(wait), "WaitTimeSeconds", "Must be >= 0 and <= "+seconds(maxWaitTime)+", if provided."))
+	}
+	if vt := o.VisibilityTimeout; vt != ExplicitZero && (vt < 0 || vt > maxVisibilityTimeout) {
+		return reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", vt, maxVisibilityTimeout).says("%s",
+			invalidValue(seconds(vt), "VisibilityTimeout", "Must be >= 0 and <= "+seconds(maxVisibilityTimeout)+", if provided."))
+	}
+	return nil
+}
+
+// CheckMaxMessages returns ErrInvalidMaxMessages unless a receive may ask for n messages: 1..[MaxBatchEntries].
+// [ReceiveOptions].MaxMessages reads 0 as 1, so [Queue.Receive] never rejects a 0; a front end whose
+// protocol tells a 0 given from none calls CheckMaxMessages for the number it was given. [ErrorMessage]
+// gives AWS's message, which names n.
+func CheckMaxMessages(n int) error {
+	if n < 1 || n > MaxBatchEntries {
+		return reject(ErrInvalidMaxMessages, "%d, must be between 1 and %d", n, MaxBatchEntries).says("%s",
+			invalidValue(n, "MaxNumberOfMessages", "Must be between 1 and "+strconv.Itoa(MaxBatchEntries)+", if provided."))
+	}
+	return nil
 }
 
 // waitLocked is the long poll: called with mu held and nothing to receive, it sleeps until signaled, until
@@ -330,7 +359,8 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) 
 	for i, h := range a.handles {
 		m := q.lookupLocked(h)
 		if m == nil || m.receipt() != h.receipt || m.changed {
-			return 0, false, reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id)
+			return 0, false, reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id).says("%s",
+				invalidValue(id, "ReceiveRequestAttemptId", "The receiveRequestAttemptId is not valid anymore since the receive call is not retryable."))
 		}
 		got[i].m = m
 	}

@@ -34,16 +34,28 @@ func (q *Queue) appendHandle(b []byte, h handle) []byte {
 func (q *Queue) parseHandle(s string) (handle, error) {
 	var raw [handleBytes]byte
 	if len(s) != handleLen {
-		return handle{}, reject(ErrReceiptHandleInvalid, "the input receipt handle %q is not a valid receipt handle", s)
+		return handle{}, handleInvalid(s, "the input receipt handle %q is not a valid receipt handle", s)
 	}
 	if _, err := handleEncoding.Decode(raw[:], []byte(s)); err != nil || binary.BigEndian.Uint32(raw[0:]) != q.tag {
-		return handle{}, reject(ErrReceiptHandleInvalid, "the input receipt handle %q is not a valid receipt handle of queue %s", s, q.name)
+		return handle{}, handleInvalid(s, "the input receipt handle %q is not a valid receipt handle of queue %s", s, q.name)
 	}
 	return handle{
 		slot:    int32(binary.BigEndian.Uint32(raw[4:])),
 		seq:     binary.BigEndian.Uint64(raw[8:]),
 		receipt: binary.BigEndian.Uint64(raw[16:]),
 	}, nil
+}
+
+// handleInvalid rejects the receipt handle s, which is none of this queue's (1.3.4). AWS's message quotes s
+// as it was given.
+func handleInvalid(s, format string, args ...any) error {
+	return reject(ErrReceiptHandleInvalid, format, args...).says("The input receipt handle \"%s\" is not a valid receipt handle.", s)
+}
+
+// handleExpired rejects the receipt handle s of a message received again since, or whose visibility
+// timeout ended: on a FIFO queue it no longer deletes or changes the message (1.3.5).
+func handleExpired(s, format string, args ...any) error {
+	return reject(ErrReceiptHandleExpired, format, args...).says("%s", invalidValue(s, "ReceiptHandle", "The receipt handle has expired."))
 }
 
 // lookupLocked returns the stored message h names, or nil when it is gone.
@@ -93,7 +105,7 @@ func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityC
 	if err := q.check(); err != nil {
 		return err
 	}
-	if err := checkBatchLen(len(entries)); err != nil {
+	if err := checkBatchLen(len(entries), "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
 		return err
 	}
 	var failed []EntryError
@@ -113,8 +125,8 @@ func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityC
 }
 
 func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
-	if e.Timeout < 0 || e.Timeout > maxVisibilityTimeout {
-		return reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", e.Timeout, maxVisibilityTimeout)
+	if err := e.Check(); err != nil {
+		return err
 	}
 	h, err := q.parseHandle(e.ReceiptHandle)
 	if err != nil {
@@ -123,13 +135,14 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	m := q.lookupLocked(h)
 	switch {
 	case m == nil:
-		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle)
+		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle).says("%s",
+			invalidValue(e.ReceiptHandle, "ReceiptHandle", "Message does not exist or is not available for visibility timeout change."))
 	case q.fifo && (m.receipt() != h.receipt || m.state != StateInFlight):
-		return reject(ErrReceiptHandleExpired, "message %s", q.messageIDLocked(m))
+		return handleExpired(e.ReceiptHandle, "message %s", q.messageIDLocked(m))
 	case m.state != StateInFlight:
 		return nil // standard, visible again: succeed and do nothing (spec 1.3.4)
 	case now+e.Timeout > m.receivedAt+maxVisibilityTimeout:
-		return reject(ErrInvalidVisibilityTimeout, "%v from now passes the 12-hour limit, %v after the receive",
+		return visibilityBeyondLimit(e.Timeout, "%v from now passes the 12-hour limit, %v after the receive",
 			e.Timeout, maxVisibilityTimeout-(now-m.receivedAt))
 	}
 	m.changed = true
@@ -140,6 +153,27 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 		return nil
 	}
 	q.scheduleLocked(m, now+e.Timeout)
+	return nil
+}
+
+// visibilityBeyondLimit rejects a visibility change of timeout that would keep a message invisible longer
+// than 12 hours from its receive (1.2.5).
+func visibilityBeyondLimit(timeout time.Duration, format string, args ...any) error {
+	return reject(ErrInvalidVisibilityTimeout, format, args...).says("%s", invalidValue(seconds(timeout), "VisibilityTimeout",
+		"Total VisibilityTimeout for the message is beyond the limit ["+seconds(maxVisibilityTimeout)+" seconds]"))
+}
+
+// Check returns ErrInvalidVisibilityTimeout when c's timeout is out of its range, 0..12h, and nil otherwise.
+// [Queue.ChangeVisibility] checks it first, and then that the message stays invisible at most 12 hours from
+// its receive. A [Source] that is not a Queue calls it to refuse what a Queue refuses.
+func (c VisibilityChange) Check() error {
+	switch {
+	case c.Timeout < 0:
+		return reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", c.Timeout, maxVisibilityTimeout).says("%s",
+			invalidValue(seconds(c.Timeout), "VisibilityTimeout", "VisibilityTimeout must be >= 0."))
+	case c.Timeout > maxVisibilityTimeout:
+		return visibilityBeyondLimit(c.Timeout, "%v, want 0..%v", c.Timeout, maxVisibilityTimeout)
+	}
 	return nil
 }
 

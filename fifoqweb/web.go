@@ -85,7 +85,7 @@ func Queues(qs ...*fifoq.Queue) func() map[string]*fifoq.Queue {
 func New(queues func() map[string]*fifoq.Queue, opts ...Option) *Handler {
 	h := &Handler{
 		queues:  queues,
-		maxBody: 1<<20 + 64<<10,
+		maxBody: fifoq.MaxMessageSize + 64<<10, // a largest message, and the form around it
 		mux:     http.NewServeMux(),
 		rates:   make(map[*fifoq.Queue]*sample),
 		tasks:   make(map[*fifoq.Queue]*fifoq.MoveTask),

@@ -18,12 +18,6 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
-// The limits of a receive (spec 1.2.1, 1.5.1).
-const (
-	maxWaitTime          = 20 * time.Second
-	maxVisibilityTimeout = 12 * time.Hour
-)
-
 // Receive receives up to o.MaxMessages messages (1..10; 0 means 1) with one ReceiveMessage call, asking
 // for every system and message attribute, and returns them as Deliveries.
 //
@@ -43,8 +37,8 @@ const (
 // DeadLetterSource, the queue name at the end of DeadLetterQueueSourceArn. A Delivery's Delay is always 0:
 // SQS does not return a message's delay.
 func (s *Source) Receive(ctx context.Context, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
-	if o.MaxMessages < 0 || o.MaxMessages > maxBatchEntries {
-		return nil, fmt.Errorf("%w: %d, must be between 1 and %d", fifoq.ErrInvalidMaxMessages, o.MaxMessages, maxBatchEntries)
+	if err := o.Check(); err != nil {
+		return nil, err
 	}
 	in := &sqs.ReceiveMessageInput{
 		QueueUrl:                    aws.String(s.url),
@@ -53,20 +47,14 @@ func (s *Source) Receive(ctx context.Context, o fifoq.ReceiveOptions) ([]fifoq.D
 		MessageAttributeNames:       []string{"All"},
 	}
 	var zeros []string // the parameters to send as an explicit 0, which the SDK leaves out
-	switch {
-	case o.WaitTime == fifoq.ExplicitZero:
+	if o.WaitTime == fifoq.ExplicitZero {
 		zeros = append(zeros, "WaitTimeSeconds")
-	case o.WaitTime < 0 || o.WaitTime > maxWaitTime:
-		return nil, fmt.Errorf("%w: %v, must be >= 0 and <= %v", fifoq.ErrInvalidWaitTime, o.WaitTime, maxWaitTime)
-	default:
+	} else {
 		in.WaitTimeSeconds = seconds(o.WaitTime)
 	}
-	switch {
-	case o.VisibilityTimeout == fifoq.ExplicitZero:
+	if o.VisibilityTimeout == fifoq.ExplicitZero {
 		zeros = append(zeros, "VisibilityTimeout")
-	case o.VisibilityTimeout < 0 || o.VisibilityTimeout > maxVisibilityTimeout:
-		return nil, fmt.Errorf("%w: %v, want 0..%v", fifoq.ErrInvalidVisibilityTimeout, o.VisibilityTimeout, maxVisibilityTimeout)
-	default:
+	} else {
 		in.VisibilityTimeout = seconds(o.VisibilityTimeout)
 	}
 	if s.fifo && o.AttemptID != "" {

@@ -14,9 +14,6 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
-// maxBatchEntries is the most entries of one SQS batch call, and the most messages of one receive.
-const maxBatchEntries = 10
-
 // A Source is a [fifoq.Source] over one SQS queue, reached through an aws-sdk-go-v2 client: a
 // [fifoq.Batcher] and a [fifoq.Consumer] run over it as they run over a *fifoq.Queue. Receive,
 // DeleteBatch, ChangeVisibilityBatch and VisibilityTimeout each make one SQS call (none when their input is
@@ -116,8 +113,8 @@ func (s *Source) ChangeVisibilityBatch(ctx context.Context, entries []fifoq.Visi
 	}
 	in := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(entries))
 	for i, e := range entries {
-		if e.Timeout < 0 || e.Timeout > maxVisibilityTimeout {
-			return fmt.Errorf("%w: entry %d: %v, want 0..%v", fifoq.ErrInvalidVisibilityTimeout, i, e.Timeout, maxVisibilityTimeout)
+		if err := e.Check(); err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
 		}
 		in[i] = types.ChangeMessageVisibilityBatchRequestEntry{
 			Id:                aws.String(strconv.Itoa(i)),
@@ -135,16 +132,13 @@ func (s *Source) ChangeVisibilityBatch(ctx context.Context, entries []fifoq.Visi
 	return batchError(out.Failed, len(in))
 }
 
-// checkBatch rejects a batch call of no entries, or of more than 10, as a *fifoq.Queue does, without a
-// request.
+// checkBatch rejects a batch call of no entries, or of more than fifoq.MaxBatchEntries, as a *fifoq.Queue
+// does, without a request.
 func checkBatch(n int) error {
-	switch {
-	case n == 0:
+	if n == 0 {
 		return fifoq.ErrEmptyBatch
-	case n > maxBatchEntries:
-		return fmt.Errorf("%w: %d entries, at most %d", fifoq.ErrTooManyEntries, n, maxBatchEntries)
 	}
-	return nil
+	return fifoq.CheckBatchLen(n)
 }
 
 // seconds rounds d up to whole seconds, SQS's unit; d is at most 12 hours.

@@ -22,18 +22,12 @@ var attributeOrder = []string{
 	"FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit",
 }
 
-// The largest visibility timeout and delay, in seconds: 12 hours and 15 minutes.
-const (
-	maxVisibilitySeconds = 43200
-	maxDelaySeconds      = 900
-)
-
-// durationRanges are the ranges of the attributes in seconds.
-var durationRanges = map[string][2]int{
-	"VisibilityTimeout":             {0, maxVisibilitySeconds},
-	"DelaySeconds":                  {0, maxDelaySeconds},
-	"MessageRetentionPeriod":        {60, 1209600},
-	"ReceiveMessageWaitTimeSeconds": {0, 20},
+// durationOptions are the options of fifoq.New that the attributes in seconds set.
+var durationOptions = map[string]func(time.Duration) fifoq.Option{
+	"VisibilityTimeout":             fifoq.WithVisibilityTimeout,
+	"DelaySeconds":                  fifoq.WithDelay,
+	"MessageRetentionPeriod":        fifoq.WithRetention,
+	"ReceiveMessageWaitTimeSeconds": fifoq.WithReceiveWaitTime,
 }
 
 // A queueView is everything GetQueueAttributes shows of a queue's settings, so a change can be tried on a
@@ -83,7 +77,7 @@ func checkCreateType(name string, fifo bool, attrs map[string]string) *apiError 
 	v, has := attrs["FifoQueue"]
 	switch {
 	case !has && fifo:
-		return newError(codeInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+		return coreError(fifoq.ErrInvalidQueueName) // AWS's answer: the name is not a standard queue's
 	case !has:
 		return nil
 	case !fifo && strings.EqualFold(v, "true"):
@@ -92,7 +86,7 @@ func checkCreateType(name string, fifo bool, attrs map[string]string) *apiError 
 	case !fifo:
 		return unknownAttribute("FifoQueue")
 	case strings.EqualFold(v, "false"):
-		return newError(codeInvalidParameterValue, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+		return coreError(fifoq.ErrInvalidQueueName)
 	case !strings.EqualFold(v, "true"):
 		return badAttribute("FifoQueue")
 	}
@@ -107,19 +101,25 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(s
 		v := attrs[name]
 		switch name {
 		case "VisibilityTimeout", "DelaySeconds", "MessageRetentionPeriod", "ReceiveMessageWaitTimeSeconds":
-			r := durationRanges[name]
-			n, ok := parseInt(v, r[0], r[1])
-			if !ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
 				return nil, badAttribute(name)
+			}
+			d := secondsOf(n)
+			if err := fifoq.CheckOptions(fifo, durationOptions[name](d)); err != nil {
+				return nil, coreError(err) // fifoq's range, checked in the order of the names, as SQS does
 			}
 			if set.durations == nil {
 				set.durations = make(map[string]time.Duration, 4)
 			}
-			set.durations[name] = time.Duration(n) * time.Second
+			set.durations[name] = d
 		case "MaximumMessageSize":
-			n, ok := parseInt(v, 1024, 1<<20)
-			if !ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
 				return nil, badAttribute(name)
+			}
+			if err := fifoq.CheckOptions(fifo, fifoq.WithMaxMessageSize(n)); err != nil {
+				return nil, coreError(err)
 			}
 			set.maxSize = n
 		case "FifoQueue":
@@ -305,16 +305,7 @@ func (set *attrSet) options(v *queueView) ([]fifoq.Option, *apiError) {
 	}
 	var opts []fifoq.Option
 	for name, d := range set.durations {
-		switch name {
-		case "VisibilityTimeout":
-			opts = append(opts, fifoq.WithVisibilityTimeout(d))
-		case "DelaySeconds":
-			opts = append(opts, fifoq.WithDelay(d))
-		case "MessageRetentionPeriod":
-			opts = append(opts, fifoq.WithRetention(d))
-		case "ReceiveMessageWaitTimeSeconds":
-			opts = append(opts, fifoq.WithReceiveWaitTime(d))
-		}
+		opts = append(opts, durationOptions[name](d))
 	}
 	if set.maxSize != 0 {
 		opts = append(opts, fifoq.WithMaxMessageSize(set.maxSize))
@@ -354,7 +345,9 @@ func (set *attrSet) apply(s *Server, j *journal, qs *queueState, now time.Time) 
 	return nil
 }
 
-// coreError translates a rejection of Queue.SetAttributes or fifoq.New, for the queue arn, FIFO or not.
+// coreError translates a rejection of Queue.SetAttributes or fifoq.New, for the queue arn, FIFO or not: a
+// redrive policy's, whose message quotes the policy as given and names queues by their ARNs; the others as
+// any fifoq error.
 func (set *attrSet) coreError(err error, arn string, fifo bool) *apiError {
 	switch {
 	case errors.Is(err, fifoq.ErrRedriveNotAllowed):
@@ -364,13 +357,11 @@ func (set *attrSet) coreError(err error, arn string, fifo bool) *apiError {
 		if d := set.redrive; d != nil && d.FIFO() != fifo {
 			return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", "Dead-letter queue must be same type of queue as the source.")
 		}
-		return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", detail(err))
+		return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", fifoq.ErrorMessage(err))
 	case errors.Is(err, fifoq.ErrInvalidRedriveAllowPolicy):
-		return newError(codeInvalidAttributeValue, "Invalid value for the parameter RedriveAllowPolicy. Reason: %s", detail(err))
-	case errors.Is(err, fifoq.ErrInvalidQueueAttribute), errors.Is(err, fifoq.ErrFIFOOnly):
-		return newError(fifoq.ErrorCode(err), "%s", detail(err))
+		return newError(codeInvalidAttributeValue, "Invalid value for the parameter RedriveAllowPolicy. Reason: %s", fifoq.ErrorMessage(err))
 	}
-	return coreError(err, errCtx{})
+	return coreError(err)
 }
 
 // parseRedrivePolicy reads {"deadLetterTargetArn": arn, "maxReceiveCount": n}, n a number or a numeric string.

@@ -11,9 +11,6 @@ import (
 
 // DeleteMessage, ChangeMessageVisibility and their batches, and what every batch action shares.
 
-// maxBatchEntries is the most entries a batch action takes (spec 7.2.1).
-const maxBatchEntries = 10
-
 // batchEntry is an entry of a batch action, known by its Id.
 type batchEntry[E any] interface {
 	*E
@@ -24,16 +21,13 @@ func (e *deleteEntry) entryID() string     { return e.Id }
 func (e *visibilityEntry) entryID() string { return e.Id }
 func (e *sendEntry) entryID() string       { return e.Id }
 
-// checkBatch checks the number of entries of a batch action and their ids, which fail the whole request
-// (spec 7.2.1). given is the number of entries the request had: with more than maxBatchEntries, entries
-// holds only some of them.
-func checkBatch[E any, P batchEntry[E]](given int, entries []E, entryName string) *apiError {
-	n := max(given, len(entries))
-	switch {
-	case n == 0:
-		return newError(codeEmptyBatch, "There should be at least one %s in the request.", entryName)
-	case n > maxBatchEntries:
-		return newError(codeTooManyEntries, "Maximum number of entries per request are %d. You have sent %d.", maxBatchEntries, n)
+// checkBatch checks what fails a whole batch action before its entries are looked at (spec 7.2.1): their
+// number (fifoq's rule, which fifoq checks again), then their ids, which fifoq does not see. given is the
+// number of entries the request had: with more than fifoq.MaxBatchEntries, entries holds only some of them.
+// An empty batch passes: the fifoq batch call refuses it, with the name of its entries.
+func checkBatch[E any, P batchEntry[E]](given int, entries []E) *apiError {
+	if err := fifoq.CheckBatchLen(max(given, len(entries))); err != nil {
+		return coreError(err)
 	}
 	for i := range entries {
 		id := P(&entries[i]).entryID()
@@ -121,7 +115,7 @@ func deleteMessage(s *Server, c *call, in *deleteMessageInput) (output, error) {
 		return nil, missing("ReceiptHandle")
 	}
 	if err := qs.q.Delete(c.ctx, in.ReceiptHandle); err != nil {
-		return nil, coreError(err, errCtx{queue: qs.q, handle: in.ReceiptHandle})
+		return nil, coreError(err)
 	}
 	return nil, nil
 }
@@ -139,7 +133,7 @@ type deleteMessageBatchInput struct {
 func (in *deleteMessageBatchInput) fromQuery(f *form) error {
 	in.QueueUrl = []byte(f.get("QueueUrl"))
 	const prefix = "DeleteMessageBatchRequestEntry"
-	ns, given := f.indices(prefix, maxBatchEntries+1)
+	ns, given := f.indices(prefix, fifoq.MaxBatchEntries+1)
 	in.entriesGiven = given
 	for _, n := range ns {
 		p := prefix + "." + strconv.Itoa(n) + "."
@@ -153,13 +147,13 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch(in.entriesGiven, in.Entries, "DeleteMessageBatchRequestEntry"); err != nil {
+	if err := checkBatch(in.entriesGiven, in.Entries); err != nil {
 		return nil, err
 	}
 	out := &c.hot.deleted
 	out.entry = "DeleteMessageBatchResultEntry"
-	var handleBuf [maxBatchEntries]string
-	var indexBuf [maxBatchEntries]int
+	var handleBuf [fifoq.MaxBatchEntries]string
+	var indexBuf [fifoq.MaxBatchEntries]int
 	handles, index := handleBuf[:0], indexBuf[:0]
 	for i, e := range in.Entries {
 		if e.ReceiptHandle == "" {
@@ -168,11 +162,9 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 		}
 		handles, index = append(handles, e.ReceiptHandle), append(index, i)
 	}
-	if len(handles) > 0 {
+	if len(handles) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
 		err := qs.q.DeleteBatch(c.ctx, handles)
-		if err := out.settle(err, index, func(k int) errCtx {
-			return errCtx{queue: qs.q, handle: handles[k], batch: true}
-		}, func(i int) string { return in.Entries[i].Id }); err != nil {
+		if err := out.settle(err, index, func(i int) string { return in.Entries[i].Id }); err != nil {
 			return nil, err
 		}
 	}
@@ -183,17 +175,17 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 // settle sorts the entries a batch call was given (index[k] is the request entry of call entry k) into
 // successful and failed ones, from the call's error. An error other than a *fifoq.BatchError fails the
 // whole request.
-func (o *idBatchOutput) settle(err error, index []int, ctx func(k int) errCtx, id func(i int) string) error {
-	var entryErrs [maxBatchEntries]error
+func (o *idBatchOutput) settle(err error, index []int, id func(i int) string) error {
+	var entryErrs [fifoq.MaxBatchEntries]error
 	if err := sortEntryErrors(err, len(index), &entryErrs); err != nil {
-		return coreError(err, ctx(0))
+		return coreError(err)
 	}
 	if o.ok == nil {
 		o.ok = make([]string, 0, len(index))
 	}
 	for k, i := range index {
 		if entryErrs[k] != nil {
-			o.failed = append(o.failed, failedEntry{i, id(i), coreError(entryErrs[k], ctx(k))})
+			o.failed = append(o.failed, failedEntry{i, id(i), coreError(entryErrs[k])})
 			continue
 		}
 		o.ok = append(o.ok, id(i))
@@ -203,7 +195,7 @@ func (o *idBatchOutput) settle(err error, index []int, ctx func(k int) errCtx, i
 
 // sortEntryErrors sorts the error of a fifoq batch call of n entries: the entries a *fifoq.BatchError names
 // get their errors in errs, and nil is returned; any other error, the failure of the whole call, is returned.
-func sortEntryErrors(err error, n int, errs *[maxBatchEntries]error) error {
+func sortEntryErrors(err error, n int, errs *[fifoq.MaxBatchEntries]error) error {
 	if err == nil {
 		return nil
 	}
@@ -228,18 +220,13 @@ func asBatchError(err error) (*fifoq.BatchError, bool) {
 	return be, errors.As(err, &be)
 }
 
-// visibilityTimeout checks the VisibilityTimeout of a visibility change.
+// visibilityTimeout converts the VisibilityTimeout of a visibility change, which is required; fifoq checks
+// its range. A 0 is a 0 here: the message becomes visible at once.
 func visibilityTimeout(v *int) (time.Duration, *apiError) {
-	switch {
-	case v == nil:
+	if v == nil {
 		return 0, missing("VisibilityTimeout")
-	case *v < 0:
-		return 0, invalidValue(*v, "VisibilityTimeout", "VisibilityTimeout must be >= 0.")
-	case *v > maxVisibilitySeconds:
-		return 0, invalidValue(*v, "VisibilityTimeout", "Total VisibilityTimeout for the message is beyond the limit ["+
-			strconv.Itoa(maxVisibilitySeconds)+" seconds]")
 	}
-	return time.Duration(*v) * time.Second, nil
+	return secondsOf(*v), nil
 }
 
 type changeVisibilityInput struct {
@@ -270,7 +257,7 @@ func changeMessageVisibility(s *Server, c *call, in *changeVisibilityInput) (out
 		return nil, aerr
 	}
 	if err := qs.q.ChangeVisibility(c.ctx, in.ReceiptHandle, d); err != nil {
-		return nil, coreError(err, errCtx{queue: qs.q, handle: in.ReceiptHandle, timeout: *in.VisibilityTimeout})
+		return nil, coreError(err)
 	}
 	return nil, nil
 }
@@ -292,7 +279,7 @@ type changeVisibilityBatchInput struct {
 func (in *changeVisibilityBatchInput) fromQuery(f *form) error {
 	in.QueueUrl = f.get("QueueUrl")
 	const prefix = "ChangeMessageVisibilityBatchRequestEntry"
-	ns, given := f.indices(prefix, maxBatchEntries+1)
+	ns, given := f.indices(prefix, fifoq.MaxBatchEntries+1)
 	in.entriesGiven = given
 	for _, n := range ns {
 		p := prefix + "." + strconv.Itoa(n) + "."
@@ -311,12 +298,12 @@ func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchI
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBatch(in.entriesGiven, in.Entries, "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
+	if err := checkBatch(in.entriesGiven, in.Entries); err != nil {
 		return nil, err
 	}
 	out := &idBatchOutput{entry: "ChangeMessageVisibilityBatchResultEntry"}
-	var changeBuf [maxBatchEntries]fifoq.VisibilityChange
-	var indexBuf [maxBatchEntries]int
+	var changeBuf [fifoq.MaxBatchEntries]fifoq.VisibilityChange
+	var indexBuf [fifoq.MaxBatchEntries]int
 	changes, index := changeBuf[:0], indexBuf[:0]
 	for i, e := range in.Entries {
 		if e.ReceiptHandle == "" {
@@ -330,12 +317,9 @@ func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchI
 		}
 		changes, index = append(changes, fifoq.VisibilityChange{ReceiptHandle: e.ReceiptHandle, Timeout: d}), append(index, i)
 	}
-	if len(changes) > 0 {
+	if len(changes) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
 		err := qs.q.ChangeVisibilityBatch(c.ctx, changes)
-		if err := out.settle(err, index, func(k int) errCtx {
-			e := in.Entries[index[k]]
-			return errCtx{queue: qs.q, handle: e.ReceiptHandle, timeout: *e.VisibilityTimeout, batch: true}
-		}, func(i int) string { return in.Entries[i].Id }); err != nil {
+		if err := out.settle(err, index, func(i int) string { return in.Entries[i].Id }); err != nil {
 			return nil, err
 		}
 	}

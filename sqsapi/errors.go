@@ -39,11 +39,8 @@ const (
 	codeNonExistentQueue      = "AWS.SimpleQueueService.NonExistentQueue"
 	codeQueueAlreadyExists    = "QueueAlreadyExists"
 	codeQueueDeletedRecently  = "AWS.SimpleQueueService.QueueDeletedRecently"
-	codeEmptyBatch            = "AWS.SimpleQueueService.EmptyBatchRequest"
-	codeTooManyEntries        = "AWS.SimpleQueueService.TooManyEntriesInBatchRequest"
 	codeIDsNotDistinct        = "AWS.SimpleQueueService.BatchEntryIdsNotDistinct"
 	codeInvalidBatchEntryID   = "AWS.SimpleQueueService.InvalidBatchEntryId"
-	codeBatchTooLong          = "AWS.SimpleQueueService.BatchRequestTooLong"
 	codeResourceNotFound      = "ResourceNotFoundException"
 	codeInvalidAction         = "InvalidAction"
 	codeMissingAction         = "MissingAction"
@@ -147,19 +144,12 @@ func queueDoesNotExist(query bool) *apiError {
 	return newError(codeNonExistentQueue, "The specified queue does not exist.")
 }
 
-// errCtx is what a rejected call was about, for the texts SQS puts in its messages.
-type errCtx struct {
-	queue   *fifoq.Queue
-	handle  string         // the receipt handle of a delete or visibility change
-	message *fifoq.Message // the message of a send
-	timeout int            // the visibility timeout of a change, in seconds
-	attempt string         // the receive request attempt id
-	batch   bool           // the error is about one entry of a batch
-}
-
-// coreError translates an error of the fifoq package into an SQS error, with SQS's message text where the
-// spec gives one. An error without an SQS code is an internal error.
-func coreError(err error, c errCtx) *apiError {
+// coreError translates an error of the fifoq package into an SQS error: the error code fifoq gives it
+// (fifoq.ErrorCode), the HTTP status of the code, and the message SQS sends for the case, which fifoq gives
+// too (fifoq.ErrorMessage). The errors that are no SQS rule's are this package's: the end of the request's
+// context, a queue deleted by a DeleteQueue that came first, a failed store, and any other error, an
+// internal one.
+func coreError(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
@@ -178,78 +168,7 @@ func coreError(err error, c errCtx) *apiError {
 		// Another failure of the server: the client gets InternalFailure, the log the cause.
 		return &apiError{code: codeInternal, message: errInternal.message, status: 500, cause: err}
 	}
-	e := &apiError{code: code, status: statusOf(code), message: detail(err)}
-	m := c.message
-	if m == nil {
-		m = &fifoq.Message{}
-	}
-	fifo := c.queue != nil && c.queue.FIFO()
-	switch {
-	case errors.Is(err, fifoq.ErrEmptyBody):
-		e.message = "The request must contain the parameter MessageBody."
-	case errors.Is(err, fifoq.ErrInvalidMessageContents):
-		e.message = "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | " +
-			"#xE000 to #xFFFD | #x10000 to #x10FFFF"
-	case errors.Is(err, fifoq.ErrMessageTooLarge):
-		size := 1 << 20
-		if c.queue != nil {
-			size = c.queue.Attributes().MaxMessageSize
-		}
-		verb := "are invalid"
-		if c.batch {
-			verb = "cannot be validated"
-		}
-		e.message = fmt.Sprintf("One or more parameters %s. Reason: Message must be shorter than %d bytes.", verb, size)
-	case errors.Is(err, fifoq.ErrMissingGroupID):
-		e.message = "The request must contain the parameter MessageGroupId."
-		if c.batch {
-			e.code = codeInvalidParameterValue // spec 2.2: a batch fails whole, with InvalidParameterValue
-		}
-	case errors.Is(err, fifoq.ErrInvalidGroupID):
-		e.message = fmt.Sprintf("Value %s for parameter MessageGroupId is invalid. Reason: MessageGroupId can only "+
-			"include alphanumeric and punctuation characters. 1 to 128 in length.", m.GroupID)
-	case errors.Is(err, fifoq.ErrMissingDeduplicationID):
-		e.message = "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"
-	case errors.Is(err, fifoq.ErrInvalidDeduplicationID):
-		if !fifo { // AWS's words, recorded for a batch entry on a standard queue
-			e.message = "The request include parameter that is not valid for this queue type"
-			break
-		}
-		e.message = fmt.Sprintf("Value %s for parameter MessageDeduplicationId is invalid. Reason: MessageDeduplicationId "+
-			"can only include alphanumeric and punctuation characters. 1 to 128 in length.", m.DeduplicationID)
-	case errors.Is(err, fifoq.ErrInvalidDelay):
-		e.message = fmt.Sprintf("Value %d for parameter DelaySeconds is invalid. Reason: The request include "+
-			"parameter that is not valid for this queue type.", int64(m.Delay.Seconds()))
-	case errors.Is(err, fifoq.ErrReceiptHandleInvalid):
-		e.message = "The input receipt handle \"" + c.handle + "\" is not a valid receipt handle."
-	case errors.Is(err, fifoq.ErrReceiptHandleExpired):
-		e.message = fmt.Sprintf("Value %s for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.", c.handle)
-	case errors.Is(err, fifoq.ErrMessageNotAvailable):
-		e.message = fmt.Sprintf("Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist "+
-			"or is not available for visibility timeout change.", c.handle)
-	case errors.Is(err, fifoq.ErrInvalidVisibilityTimeout):
-		e.message = fmt.Sprintf("Value %d for parameter VisibilityTimeout is invalid. Reason: Total "+
-			"VisibilityTimeout for the message is beyond the limit [%d seconds]", c.timeout, maxVisibilitySeconds)
-	case errors.Is(err, fifoq.ErrInvalidAttemptID):
-		e.message = fmt.Sprintf("Value %s for parameter ReceiveRequestAttemptId is invalid. Reason: "+
-			"ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.", c.attempt)
-	case errors.Is(err, fifoq.ErrAttemptNotRetryable):
-		e.message = fmt.Sprintf("Value %s for parameter ReceiveRequestAttemptId is invalid. Reason: The "+
-			"receiveRequestAttemptId is not valid anymore since the receive call is not retryable.", c.attempt)
-	case errors.Is(err, fifoq.ErrPurgeInProgress):
-		name := ""
-		if c.queue != nil {
-			name = c.queue.Name()
-		}
-		e.message = fmt.Sprintf("Only one PurgeQueue operation on %s is allowed every 60 seconds.", name)
-	case errors.Is(err, fifoq.ErrNotDeadLetterQueue):
-		e.message = "Source queue must be configured as a Dead Letter Queue."
-	case errors.Is(err, fifoq.ErrMoveTaskRunning):
-		e.message = "There is already a task running. Only one active task is allowed for a source queue arn at a given time."
-	case errors.Is(err, fifoq.ErrInvalidQueueName):
-		e.message = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
-	}
-	return e
+	return &apiError{code: code, status: statusOf(code), message: fifoq.ErrorMessage(err)}
 }
 
 // storeError returns the answer to a request that a failed or closed store refused, or nil for another
@@ -266,13 +185,6 @@ func storeError(err error) *apiError {
 			message: "The server is stopping: its store is closed."}
 	}
 	return nil
-}
-
-// detail is the text of a fifoq error without its package prefix, for the rules whose SQS text the spec
-// does not give.
-func detail(err error) string {
-	s := strings.TrimPrefix(err.Error(), "fifoq: ") // never empty: every fifoq error says what it rejects
-	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
 // isContextErr reports whether err is the end of the request's context (a client gone, a server closing).

@@ -578,7 +578,7 @@ func attributesFromJSON(d *jsonDecoder, what string, dst *map[string]fifoq.Attri
 // takes room for a full batch.
 func newEntry[E any](entries *[]E) *E {
 	if *entries == nil {
-		*entries = make([]E, 0, maxBatchEntries)
+		*entries = make([]E, 0, fifoq.MaxBatchEntries)
 	}
 	var zero E
 	*entries = append(*entries, zero)

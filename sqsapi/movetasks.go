@@ -128,8 +128,9 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	}
 	rate := 0
 	if r := in.MaxNumberOfMessagesPerSecond; r != nil {
-		if *r < 1 || *r > 500 {
-			return nil, invalidValue(*r, "MaxNumberOfMessagesPerSecond", "Must be between 1 and 500.")
+		// fifoq's rule, checked here, before the queues are: fifoq would take a 0 for "as fast as possible".
+		if err := fifoq.CheckMoveRate(*r); err != nil {
+			return nil, coreError(err)
 		}
 		rate = *r
 	}
@@ -175,7 +176,7 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 		if errors.Is(terr, fifoq.ErrInvalidMoveTask) && dest != nil {
 			return nil, &refusal{invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue."), terr}
 		}
-		ae := coreError(terr, errCtx{queue: src.q})
+		ae := coreError(terr)
 		if ae.status < 500 {
 			return nil, &refusal{ae, terr} // fifoq's error kept for the Go methods (console.go)
 		}
@@ -243,13 +244,13 @@ func cancelMessageMoveTask(s *Server, c *call, in *cancelMoveTaskInput) (output,
 		if errors.Is(err, fifoq.ErrMoveTaskNotRunning) {
 			return nil, &refusal{newError(codeInvalidParameterValue, "Only tasks in status RUNNING can be cancelled."), err}
 		}
-		return nil, coreError(err, errCtx{queue: t.source.q})
+		return nil, coreError(err)
 	}
 	if s.st != nil {
 		// The task ends after the batch it has taken, and records its end: once the cancel is
 		// acknowledged, a restart does not resume the task.
 		if err := t.task.Wait(c.ctx); err != nil {
-			return nil, coreError(err, errCtx{queue: t.source.q})
+			return nil, coreError(err)
 		}
 		if err := s.check(); err != nil {
 			return nil, err

@@ -115,7 +115,7 @@ func (h *hotPath) reset() {
 
 // keep returns s cleared and emptied, to be reused, or nil when its array is larger than a batch.
 func keep[E any](s []E) []E {
-	if cap(s) > maxBatchEntries {
+	if cap(s) > fifoq.MaxBatchEntries {
 		return nil
 	}
 	clear(s)

@@ -154,10 +154,10 @@ func (f *form) pairs(prefix, key, value string) map[string]string {
 }
 
 // attributes returns the message attributes flattened as prefix.N.Name and prefix.N.Value.DataType,
-// .StringValue and .BinaryValue (base64). It decodes at most maxAttributes+1 of them, enough for the
-// check of their number; when there are more, it also returns how many (else 0).
+// .StringValue and .BinaryValue (base64). It decodes at most fifoq.MaxMessageAttributes+1 of them, enough
+// for the check of their number; when there are more, it also returns how many (else 0).
 func (f *form) attributes(prefix string) (map[string]fifoq.Attribute, int, *apiError) {
-	ns, given := f.indices(prefix, maxAttributes+1)
+	ns, given := f.indices(prefix, fifoq.MaxMessageAttributes+1)
 	if len(ns) == 0 {
 		return nil, 0, nil
 	}

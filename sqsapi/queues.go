@@ -168,7 +168,7 @@ func purgeQueue(s *Server, c *call, in *queueURLInput) (output, error) {
 		return nil, err
 	}
 	if err := qs.q.Purge(c.ctx); err != nil {
-		return nil, coreError(err, errCtx{queue: qs.q})
+		return nil, coreError(err)
 	}
 	return nil, nil
 }

@@ -2,7 +2,7 @@ package sqsapi
 
 import (
 	"context"
-	"strconv"
+	"math"
 	"strings"
 	"time"
 
@@ -70,43 +70,46 @@ var systemAttributeBits = map[string]uint16{
 	"DeadLetterQueueSourceArn":         sysDeadLetterSource,
 }
 
-// options checks the receive's parameters and converts them: an explicit 0 becomes fifoq.ExplicitZero.
+// options converts the receive's parameters, which fifoq checks as it receives. It checks here only what
+// fifoq.ReceiveOptions cannot carry: a MaxNumberOfMessages of 0 (which fifoq reads as 1) and an attempt id
+// given empty (which fifoq reads as none).
 func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiError) {
 	var o fifoq.ReceiveOptions
 	if n := in.MaxNumberOfMessages; n.set {
-		if n.v < 1 || n.v > 10 {
-			return o, invalidValue(n.v, "MaxNumberOfMessages", "Must be between 1 and 10, if provided.")
+		if n.v == 0 {
+			return o, coreError(fifoq.CheckMaxMessages(n.v))
 		}
 		o.MaxMessages = n.v
 	}
 	if w := in.WaitTimeSeconds; w.set {
-		if w.v < 0 || w.v > 20 {
-			return o, invalidValue(w.v, "WaitTimeSeconds", "Must be >= 0 and <= 20, if provided.")
-		}
-		o.WaitTime = seconds(w.v)
+		o.WaitTime = explicitSeconds(w.v)
 	}
 	if v := in.VisibilityTimeout; v.set {
-		if v.v < 0 || v.v > maxVisibilitySeconds {
-			return o, invalidValue(v.v, "VisibilityTimeout", "Must be >= 0 and <= "+strconv.Itoa(maxVisibilitySeconds)+", if provided.")
-		}
-		o.VisibilityTimeout = seconds(v.v)
+		o.VisibilityTimeout = explicitSeconds(v.v)
 	}
 	if a := in.ReceiveRequestAttemptId; a.set && fifo {
 		if a.v == "" {
-			return o, invalidValue("", "ReceiveRequestAttemptId", "ReceiveRequestAttemptId can only include "+
-				"alphanumeric and punctuation characters. 1 to 128 in length.")
+			return o, coreError(fifoq.CheckID("", fifoq.ErrInvalidAttemptID))
 		}
 		o.AttemptID = a.v
 	}
 	return o, nil
 }
 
-// seconds converts a duration given on the wire, where 0 is an explicit zero.
-func seconds(n int) time.Duration {
+// secondsOf converts a number of seconds given on the wire to a duration. A number beyond a duration's
+// range, which no rule accepts, becomes the largest number of seconds a duration holds, of its sign.
+func secondsOf(n int) time.Duration {
+	const limit = math.MaxInt64 / int64(time.Second)
+	return time.Duration(max(-limit, min(int64(n), limit))) * time.Second
+}
+
+// explicitSeconds is secondsOf for a parameter whose 0, given, is an explicit zero (fifoq.ExplicitZero),
+// where fifoq reads a zero duration as "the queue's setting".
+func explicitSeconds(n int) time.Duration {
 	if n == 0 {
 		return fifoq.ExplicitZero
 	}
-	return time.Duration(n) * time.Second
+	return secondsOf(n)
 }
 
 func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error) {
@@ -124,7 +127,7 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 			c.canceled = true
 			return &c.hot.received, nil // empty; the caller is gone or the server is closing: nothing was received
 		}
-		return nil, coreError(err, errCtx{queue: qs.q, attempt: o.AttemptID})
+		return nil, coreError(err)
 	}
 	out := &c.hot.received
 	*out = receiveOutput{s: s, deliveries: ds, fifo: qs.q.FIFO()}
@@ -141,18 +144,10 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 // receive runs a receive on q. A long poll ends early, with no messages and no error, when the server begins
 // to shut down (BeginShutdown); once it has, a receive does not wait. fifoq takes no message for a receive
 // whose context ended while it waited (a message that woke it goes to the next waiter), so ending the wait
-// this way loses nothing.
+// this way loses nothing. Every receive but an explicit short poll is registered as a long poll: whether it
+// waits, and how long, fifoq decides (by the queue's receive wait time when the request gives none).
 func (s *Server) receive(c *call, q *fifoq.Queue, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
-	wait := o.WaitTime
-	if wait == 0 {
-		// The queue's ReceiveMessageWaitTimeSeconds, pinned, so that a change of it cannot turn this
-		// receive into a long poll after it was found not to be one.
-		if wait = q.Attributes().ReceiveWaitTime; wait == 0 {
-			wait = fifoq.ExplicitZero
-		}
-		o.WaitTime = wait
-	}
-	if wait <= 0 { // ExplicitZero: a short poll
+	if o.WaitTime == fifoq.ExplicitZero { // WaitTimeSeconds=0: a short poll
 		return q.Receive(c.ctx, o)
 	}
 	ctx, cancel := context.WithCancel(c.ctx)

@@ -469,7 +469,7 @@ func (s *Server) createQueueLocked(j *journal, k queueKey, fifo bool, attrs, tag
 	case set != nil:
 		return nil, set.coreError(err, arn, fifo)
 	default:
-		return nil, coreError(err, errCtx{})
+		return nil, coreError(err)
 	}
 	qs := &queueState{q: q, ns: k.ns, name: name, arn: arn, created: now, modified: now,
 		throughput: v.throughput, allowSet: v.allowSet, extra: v.extra}

@@ -115,7 +115,7 @@ func rvForm(n, attrs int) url.Values {
 	for i := 1; i <= n; i++ {
 		p := "SendMessageBatchRequestEntry." + strconv.Itoa(i) + "."
 		v.Set(p+"Id", "e"+strconv.Itoa(i))
-		if i <= maxBatchEntries {
+		if i <= fifoq.MaxBatchEntries {
 			v.Set(p+"MessageBody", "m")
 		}
 	}
@@ -137,12 +137,12 @@ func TestRvQueryFormOnePass(t *testing.T) {
 	var in sendMessageBatchInput
 	require.NoError(t, in.fromQuery(&f))
 	require.LessOrEqual(t, f.keyScans, len(values), "keys visited, for %d keys", len(values))
-	require.Len(t, in.Entries, maxBatchEntries+1, "entries decoded")
+	require.Len(t, in.Entries, fifoq.MaxBatchEntries+1, "entries decoded")
 	require.Equal(t, 9990, in.entriesGiven)
-	require.Len(t, in.Entries[0].MessageAttributes, maxAttributes+1, "attributes decoded")
+	require.Len(t, in.Entries[0].MessageAttributes, fifoq.MaxMessageAttributes+1, "attributes decoded")
 	require.Equal(t, 5000, in.Entries[0].attributesGiven)
 
-	err := checkBatch(in.entriesGiven, in.Entries, "SendMessageBatchRequestEntry")
+	err := checkBatch(in.entriesGiven, in.Entries)
 	require.NotNil(t, err)
 	require.Equal(t, "Maximum number of entries per request are 10. You have sent 9990.", err.message)
 	_, _, aerr := in.Entries[0].message(false)

@@ -2,8 +2,6 @@ package sqsapi
 
 import (
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/sqsmd5"
@@ -49,74 +47,34 @@ func (e *sendEntry) fromQuery(f *form, prefix string) error {
 	return nil
 }
 
-// maxAttributes is the most message attributes a message has (spec 7.1.3).
-const maxAttributes = 10
-
-// message converts the entry to a fifoq.Message, with the checks whose SQS texts need the wire values. It
-// also returns the system attributes, which the message cannot carry.
+// message converts the entry to a fifoq.Message, which fifoq checks as it sends it. It checks here only
+// what a fifoq.Message cannot carry: an id given empty (which fifoq reads as none), more attributes than
+// the query protocol reads, and the system attributes, which it returns.
 func (e *sendEntry) message(fifo bool) (fifoq.Message, systemAttrs, *apiError) {
-	m := fifoq.Message{Body: e.MessageBody}
+	m := fifoq.Message{Body: e.MessageBody, Attributes: e.MessageAttributes}
 	if d := e.DelaySeconds; d.set {
-		switch {
-		case d.v < 0 || d.v > maxDelaySeconds:
-			return m, systemAttrs{}, invalidValue(d.v, "DelaySeconds", "DelaySeconds must be >= 0 and <= "+strconv.Itoa(maxDelaySeconds)+".")
-		case d.v == 0:
-			m.Delay = fifoq.ExplicitZero
-		default:
-			m.Delay = time.Duration(d.v) * time.Second
-		}
+		m.Delay = explicitSeconds(d.v)
 	}
 	if g := e.MessageGroupId; g.set {
 		if g.v == "" {
-			return m, systemAttrs{}, invalidValue("", "MessageGroupId", "MessageGroupId can only include alphanumeric and "+
-				"punctuation characters. 1 to 128 in length.")
+			return m, systemAttrs{}, coreError(fifoq.CheckID("", fifoq.ErrInvalidGroupID))
 		}
 		m.GroupID = g.v
 	}
 	if d := e.MessageDeduplicationId; d.set {
 		if d.v == "" && fifo {
-			return m, systemAttrs{}, invalidValue("", "MessageDeduplicationId", "MessageDeduplicationId can only include "+
-				"alphanumeric and punctuation characters. 1 to 128 in length.")
+			return m, systemAttrs{}, coreError(fifoq.CheckID("", fifoq.ErrInvalidDeduplicationID))
 		}
 		m.DeduplicationID = d.v
 	}
-	if err := checkUserAttributes(e.MessageAttributes, max(e.attributesGiven, len(e.MessageAttributes))); err != nil {
-		return m, systemAttrs{}, err
+	if e.attributesGiven > 0 {
+		return m, systemAttrs{}, coreError(fifoq.CheckAttributeCount(e.attributesGiven))
 	}
-	m.Attributes = e.MessageAttributes
 	sys, err := systemAttributes(e.MessageSystemAttributes)
 	if err != nil {
 		return m, systemAttrs{}, err
 	}
 	return m, sys, nil
-}
-
-// checkUserAttributes checks message attributes, n of them, with SQS's texts for the mistakes it names (the
-// fifoq queue checks the rest).
-func checkUserAttributes(in map[string]fifoq.Attribute, n int) *apiError {
-	if n > maxAttributes {
-		return newError(codeInvalidParameterValue, "Number of message attributes [%d] exceeds the allowed maximum [%d].",
-			n, maxAttributes)
-	}
-	for name, a := range in {
-		base, _, _ := strings.Cut(a.DataType, ".")
-		switch base {
-		case "":
-			return newError(codeInvalidParameterValue, "The message attribute '%s' must contain non-empty message attribute type.", name)
-		case "String", "Number":
-			if a.StringValue == "" {
-				return newError(codeInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type '%s'.", name, base)
-			}
-		case "Binary":
-			if len(a.BinaryValue) == 0 {
-				return newError(codeInvalidParameterValue, "Message (user) attribute '%s' must contain a non-empty value of type 'Binary'.", name)
-			}
-		default:
-			return newError(codeInvalidParameterValue, "The type of message (user) attribute '%s' is invalid. You must use "+
-				"only the following supported type prefixes: Binary, Number, String.", name)
-		}
-	}
-	return nil
 }
 
 // systemAttrs are the message system attributes of a send: AWSTraceHeader, the only one SQS takes.
@@ -144,18 +102,6 @@ func systemAttributes(in map[string]fifoq.Attribute) (systemAttrs, *apiError) {
 	}
 	// in holds AWSTraceHeader alone, of type String: its digest covers the StringValue only.
 	return systemAttrs{traceHeader: in["AWSTraceHeader"].StringValue, md5: sqsmd5.Attributes(in)}, nil
-}
-
-// entrySize is what an entry adds to the size of a SendMessageBatch (spec 7.2.2): body and attributes, as
-// fifoq measures a batch. sqsapi checks the sum itself because the entries it rejects before fifoq sees
-// them (a bad DelaySeconds, an empty attribute value, ...) count too: the request fails whole, with the size
-// of every entry in its message.
-func entrySize(e *sendEntry) int {
-	n := len(e.MessageBody)
-	for name, a := range e.MessageAttributes {
-		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
-	}
-	return n
 }
 
 // sendResult is the result of one sent message. The digests of the body and attributes are written
@@ -216,8 +162,7 @@ func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
 	sys = headerTrace(c.r, sys)
 	r, err := qs.q.Send(c.ctx, m)
 	if err != nil {
-		failed := m // a copy, so that m stays on the stack
-		return nil, coreError(err, errCtx{queue: qs.q, message: &failed})
+		return nil, coreError(err)
 	}
 	out := &c.hot.sent
 	var j journal
@@ -238,7 +183,7 @@ type sendMessageBatchInput struct {
 func (in *sendMessageBatchInput) fromQuery(f *form) error {
 	in.QueueUrl = []byte(f.get("QueueUrl"))
 	const prefix = "SendMessageBatchRequestEntry"
-	ns, given := f.indices(prefix, maxBatchEntries+1)
+	ns, given := f.indices(prefix, fifoq.MaxBatchEntries+1)
 	in.entriesGiven = given
 	for _, n := range ns {
 		var e sendEntry
@@ -250,31 +195,21 @@ func (in *sendMessageBatchInput) fromQuery(f *form) error {
 	return nil
 }
 
-// maxBatchBytes is the most a SendMessageBatch may carry (spec 7.2.2).
-const maxBatchBytes = 1 << 20
-
 func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, error) {
 	qs, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
-	size := 0
-	for i := range in.Entries {
-		size += entrySize(&in.Entries[i])
-	}
-	if err := checkBatch(in.entriesGiven, in.Entries, "SendMessageBatchRequestEntry"); err != nil {
+	if err := checkBatch(in.entriesGiven, in.Entries); err != nil {
 		return nil, err
-	}
-	if size > maxBatchBytes {
-		return nil, newError(codeBatchTooLong, "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxBatchBytes, size)
 	}
 
 	out := &c.hot.sentBatch
 	fifo := qs.q.FIFO()
 	var (
-		msgBuf    [maxBatchEntries]fifoq.Message
-		indexBuf  [maxBatchEntries]int // msgs[k] is entry index[k]
-		systemBuf [maxBatchEntries]systemAttrs
+		msgBuf    [fifoq.MaxBatchEntries]fifoq.Message
+		indexBuf  [fifoq.MaxBatchEntries]int // msgs[k] is entry index[k]
+		systemBuf [fifoq.MaxBatchEntries]systemAttrs
 	)
 	msgs, index := msgBuf[:0], indexBuf[:0]
 	for i := range in.Entries {
@@ -287,20 +222,19 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 		msgs, index = append(msgs, m), append(index, i)
 	}
 	var j journal
-	if len(msgs) > 0 {
+	if len(msgs) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
 		results, err := qs.q.SendBatch(c.ctx, msgs)
-		var entryErrs [maxBatchEntries]error
+		var entryErrs [fifoq.MaxBatchEntries]error
 		if err := sortEntryErrors(err, len(msgs), &entryErrs); err != nil {
-			return nil, coreError(err, errCtx{queue: qs.q, batch: true})
+			return nil, coreError(err)
 		}
 		if cap(out.ok) < len(msgs) {
-			out.ok = make([]sendResult, 0, max(len(msgs), maxBatchEntries))
+			out.ok = make([]sendResult, 0, max(len(msgs), fifoq.MaxBatchEntries))
 		}
 		for k := range msgs {
 			i := index[k]
 			if entryErrs[k] != nil {
-				m := msgs[k] // a copy, so that msgBuf stays on the stack
-				out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, coreError(entryErrs[k], errCtx{queue: qs.q, message: &m, batch: true})})
+				out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, coreError(entryErrs[k])})
 				continue
 			}
 			out.ok = append(out.ok, s.sent(&j, in.Entries[i].Id, &msgs[k], results[k], systemBuf[k]))
