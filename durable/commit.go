@@ -26,24 +26,44 @@ func (r *round) Wait() error {
 	return r.err
 }
 
-type batch struct{ pb *pebble.Batch }
+// A batch is a Pebble batch, with the first error its writes met (a batch past Pebble's 4 GB): Commit
+// returns it rather than commit the batch without the write.
+type batch struct {
+	pb  *pebble.Batch
+	err error
+}
 
-func (b *batch) Set(key, value []byte)     { _ = b.pb.Set(key, value, nil) }
-func (b *batch) Delete(key []byte)         { _ = b.pb.Delete(key, nil) }
-func (b *batch) SingleDelete(key []byte)   { _ = b.pb.SingleDelete(key, nil) }
-func (b *batch) DeleteRange(lo, hi []byte) { _ = b.pb.DeleteRange(lo, hi, nil) }
+func (b *batch) keep(err error) {
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+}
+
+func (b *batch) Set(key, value []byte)     { b.keep(b.pb.Set(key, value, nil)) }
+func (b *batch) Delete(key []byte)         { b.keep(b.pb.Delete(key, nil)) }
+func (b *batch) SingleDelete(key []byte)   { b.keep(b.pb.SingleDelete(key, nil)) }
+func (b *batch) DeleteRange(lo, hi []byte) { b.keep(b.pb.DeleteRange(lo, hi, nil)) }
 func (b *batch) Len() int                  { return int(b.pb.Count()) }
 
 func (e *engine) NewBatch() storage.Batch { return e.pool.Get().(*batch) }
 
 func (e *engine) release(b *batch) {
 	b.pb.Reset()
+	b.err = nil
 	e.pool.Put(b)
 }
 
-// Commit queues b for run and returns the round it belongs to.
+// Commit queues b for run and returns the round it belongs to. A batch whose write failed is not
+// committed: its error breaks the engine, as any failed commit does (fail-stop: the queue changed in memory
+// what it could not record).
 func (e *engine) Commit(sb storage.Batch, sync bool) (storage.Ticket, error) {
 	b := sb.(*batch)
+	if err := b.err; err != nil {
+		e.release(b)
+		err = fmt.Errorf("durable: a write of a batch: %w", err)
+		e.fail(err)
+		return nil, err
+	}
 	r, err := e.enqueue(item{b: b}, sync)
 	if err != nil {
 		e.release(b)

@@ -345,15 +345,17 @@ func openError(vfs vfs.FS, dir string, err error) error {
 	var pathErr *fs.PathError
 	switch {
 	case (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) && !errors.As(err, &pathErr), // fcntl's
-		strings.Contains(err.Error(), "lock held by current process"): // Pebble's own check, a plain error
+		pebbleSays(err, textLockHeld):
 		return fmt.Errorf("%w: %s (its LOCK file is held): %w", ErrLocked, dir, err)
 	case errors.Is(err, pebble.ErrDBNotPristine) && missingFormatMarker(vfs, dir) != "":
 		return fmt.Errorf("%w: %s is missing: the store holds a MANIFEST but no format version marker", fifoq.ErrStoreCorrupt,
 			missingFormatMarker(vfs, dir))
 	case pebble.IsCorruptionError(err), errors.Is(err, fs.ErrNotExist), errors.Is(err, os.ErrNotExist),
-		strings.Contains(err.Error(), "object size mismatch"): // checkConsistency in open.go: a table cut short
+		pebbleSays(err, textSizeMismatch):
 		files := tablesNamed(vfs, dir, err)
-		if strings.Contains(err.Error(), "replaying WAL") {
+		slices.Sort(files)
+		files = slices.Compact(files)
+		if pebbleSays(err, textReplayingWAL) {
 			files = damagedLogs(vfs, dir)
 		}
 		if len(files) > 0 {

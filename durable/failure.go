@@ -87,10 +87,6 @@ func (e *engine) failed() bool {
 	return e.broken != nil
 }
 
-// emptyFlush is the error of a flush that wrote no table, which is no failure (errEmptyTable in pebble/v2
-// compaction.go).
-const emptyFlush = "pebble: empty table"
-
 // events are what the engine does on Pebble's events: a failed flush (a full disk) fails the store, which
 // would otherwise take commits until its memtables filled up and then hang them; Pebble retries the flush
 // at once, again and again, until the store is closed, so its errors are logged at Debug once the store
@@ -114,7 +110,7 @@ func (e *engine) events() *pebble.EventListener {
 			e.log.Debug("durable: pebble background error, in detail", "dir", e.dir, "error", fmt.Sprintf("%+v", err))
 		},
 		FlushEnd: func(info pebble.FlushInfo) {
-			if info.Err != nil && info.Err.Error() != emptyFlush {
+			if info.Err != nil && !pebbleSays(info.Err, textEmptyTable) {
 				e.fail(fmt.Errorf("flush: %w", info.Err))
 				if !e.opened.Load() {
 					e.openFailed.signal(info.Err)

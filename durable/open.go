@@ -209,8 +209,6 @@ func oneLine(err error) error {
 	return &flatError{msg: strings.Join(strings.Fields(msg), " "), err: err}
 }
 
-const detailCarrier = "<corruption detail carrier>"
-
 // A flatError is an error whose message is put on one line; it still wraps the error.
 type flatError struct {
 	msg string

@@ -427,24 +427,3 @@ func readFile(fs vfs.FS, path string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
-
-// tablesNamed returns the paths of the table files that an error of Pebble's names by number, as
-// checkConsistency (pebble/v2 open.go) names one that the MANIFEST lists and the directory lacks: "file
-// 000005 (type sstable) unknown to the objstorage provider".
-func tablesNamed(fs vfs.FS, dir string, err error) []string {
-	var out []string
-	msg := err.Error()
-	for rest := msg; ; {
-		i := strings.Index(rest, " (type sstable)")
-		if i < 0 {
-			break
-		}
-		j := strings.LastIndexByte(rest[:i], ' ')
-		if num := rest[j+1 : i]; j >= 0 && num != "" && strings.Trim(num, "0123456789") == "" {
-			out = append(out, fs.PathJoin(dir, num+".sst"))
-		}
-		rest = rest[i+1:]
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
