@@ -218,11 +218,11 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 }
 
-// learnVisibilityTimeout asks a Source that can say its visibility timeout for it, when the Batcher does
-// not know it yet, and checks the handler timeout against it as NewConsumer does for a *Queue.
+// learnVisibilityTimeout asks a VisibilitySource for its visibility timeout when Run starts, unless the
+// options give one, and checks the handler timeout against it as NewConsumer does with what it knows.
 func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
-	src, ok := c.src.(visibilitySource)
-	if _, known := c.batcher.visibilityTimeout(); known || !ok {
+	src, ok := c.src.(VisibilitySource)
+	if !ok || c.o.Batch.VisibilityTimeout > 0 {
 		return nil
 	}
 	vt, err := src.VisibilityTimeout(ctx)
@@ -232,7 +232,7 @@ func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
 	case c.o.HandlerTimeout > vt:
 		return reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, c.o.HandlerTimeout)
 	}
-	c.batcher.o.VisibilityTimeout = vt
+	c.batcher.vt, c.batcher.vtKnown = vt, true
 	return nil
 }
 
