@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -183,37 +184,108 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 // Handlers keep running after ctx is done, to their end or their timeout: their context is not ctx's. No
 // goroutine Run starts outlives it. It returns an error only when the source fails.
 func (c *Consumer) Run(ctx context.Context) error {
+	if end, err := c.run(ctx, false); end == runFailed {
+		return err
+	}
+	return nil
+}
+
+// runEnd is why run returned.
+type runEnd uint8
+
+const (
+	runDone   runEnd = iota + 1 // ctx is done
+	runEmpty                    // the source is empty (untilEmpty)
+	runFailed                   // the source failed, or the options do not fit its visibility timeout
+)
+
+// run is the loop of Run and RunUntilEmpty: it polls through the Batcher and hands each batch to a
+// goroutine of its own, at most MaxConcurrency at once, until ctx is done or the source fails, or, with
+// untilEmpty, the source is empty (see RunUntilEmpty) while none of its batches is in flight. It returns
+// when every batch it started has been settled, with why it ended and the error (ctx's when ctx is done).
+//
+// Without untilEmpty each poll waits for a first message as long as it takes. With untilEmpty, while its
+// batches are in flight a poll takes only what is there at once, and when nothing is, waits for a batch to
+// end before it polls again; with none in flight, it returns if a StatsSource says the queue is empty, else
+// polls with the longest wait (20 s), or from any other source waits a second and returns if nothing came.
+func (c *Consumer) run(ctx context.Context, untilEmpty bool) (runEnd, error) {
 	if err := c.learnVisibilityTimeout(ctx); err != nil {
 		if ctx.Err() != nil {
-			return nil
+			return runDone, ctx.Err()
 		}
-		return err
+		return runFailed, err
 	}
 	hb := c.newHeartbeat()
 	defer hb.stop()
-	var wg sync.WaitGroup
+	var (
+		wg      sync.WaitGroup
+		running atomic.Int64 // batches in flight
+	)
 	defer wg.Wait()
+	detached := context.WithoutCancel(ctx) // the batches' context: they go on after ctx is done
 	slots := make(chan struct{}, c.o.MaxConcurrency)
+	ended := make(chan struct{}, 1) // a batch ended
+	counts, exact := c.src.(StatsSource)
 	for {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
-			return nil
+			return runDone, ctx.Err()
 		}
 		if ctx.Err() != nil {
-			return nil
+			<-slots
+			return runDone, ctx.Err()
 		}
-		batch, err := c.batcher.Next(ctx)
+		wait, idle := time.Duration(-1), false // Run: wait as long as it takes
+		if untilEmpty {
+			select { // a batch that ends from now on signals again
+			case <-ended:
+			default:
+			}
+			wait, idle = 0, running.Load() == 0
+			switch {
+			case idle && exact:
+				if s := counts.Stats(); s.Visible+s.InFlight+s.Delayed == 0 {
+					<-slots
+					return runEmpty, nil
+				}
+				wait = maxWaitTime
+			case idle:
+				wait = emptyCheckWait
+			}
+		}
+		batch, err := c.batcher.next(ctx, wait)
 		if err != nil {
 			<-slots
 			if ctx.Err() != nil {
-				return nil
+				return runDone, ctx.Err()
 			}
-			return err
+			return runFailed, err
 		}
+		if len(batch) == 0 { // untilEmpty only: the wait ended with nothing
+			<-slots
+			switch {
+			case idle && !exact:
+				return runEmpty, nil
+			case !idle:
+				select {
+				case <-ended:
+				case <-ctx.Done():
+				}
+			}
+			continue
+		}
+		running.Add(1)
 		wg.Go(func() {
-			defer func() { <-slots }()
-			c.handle(context.WithoutCancel(ctx), batch, hb)
+			defer func() {
+				running.Add(-1)
+				<-slots
+				select {
+				case ended <- struct{}{}:
+				default:
+				}
+			}()
+			c.handle(detached, batch, hb)
 		})
 	}
 }

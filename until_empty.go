@@ -2,8 +2,6 @@ package fifoq
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -34,80 +32,9 @@ const emptyCheckWait = time.Second
 // While batches are in flight, RunUntilEmpty starts another only with messages available at once; it waits
 // for a batch to end before it looks again.
 func (c *Consumer) RunUntilEmpty(ctx context.Context) error {
-	if err := c.learnVisibilityTimeout(ctx); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return err
+	end, err := c.run(ctx, true)
+	if end == runEmpty {
+		return nil
 	}
-	hb := c.newHeartbeat()
-	defer hb.stop()
-	var (
-		wg      sync.WaitGroup
-		running atomic.Int64 // this call's batches in flight
-	)
-	defer wg.Wait()
-	slots := make(chan struct{}, c.o.MaxConcurrency)
-	ended := make(chan struct{}, 1) // a batch ended
-	counts, exact := c.src.(StatsSource)
-	for {
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if ctx.Err() != nil {
-			<-slots
-			return ctx.Err()
-		}
-		select { // a batch that ends from now on signals again
-		case <-ended:
-		default:
-		}
-		idle := running.Load() == 0
-		wait := time.Duration(0)
-		switch {
-		case idle && exact:
-			if s := counts.Stats(); s.Visible+s.InFlight+s.Delayed == 0 {
-				<-slots
-				return nil
-			}
-			wait = maxWaitTime
-		case idle:
-			wait = emptyCheckWait
-		}
-		batch, err := c.batcher.next(ctx, wait)
-		if err != nil {
-			<-slots
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return err
-		}
-		if len(batch) == 0 {
-			<-slots
-			switch {
-			case idle && !exact:
-				return nil
-			case !idle:
-				select {
-				case <-ended:
-				case <-ctx.Done():
-				}
-			}
-			continue
-		}
-		running.Add(1)
-		wg.Go(func() {
-			defer func() {
-				running.Add(-1)
-				<-slots
-				select {
-				case ended <- struct{}{}:
-				default:
-				}
-			}()
-			c.handle(context.WithoutCancel(ctx), batch, hb)
-		})
-	}
+	return err
 }
