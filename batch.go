@@ -3,6 +3,8 @@ package fifoq
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -47,6 +49,7 @@ type Batcher struct {
 	clock   Clock
 	vt      time.Duration // the visibility timeout of the receives, if vtKnown
 	vtKnown bool
+	timeout time.Duration // how long a call to src may take, past a receive's wait (ConsumerOptions.SourceTimeout)
 }
 
 // visibilityTimeout returns the visibility timeout of the Batcher's receives, when it is known: set in the
@@ -69,7 +72,7 @@ func NewBatcher(src Source, o BatchOptions) (*Batcher, error) {
 	}
 	o.Size = cmp.Or(o.Size, defaultBatchSize)
 	o.MaxBytes = cmp.Or(o.MaxBytes, defaultBatchBytes)
-	b := &Batcher{src: src, o: o, clock: realClock{}}
+	b := &Batcher{src: src, o: o, clock: realClock{}, timeout: defaultSourceTimeout}
 	if s, ok := src.(interface{ Clock() Clock }); ok {
 		b.clock = s.Clock()
 	}
@@ -117,15 +120,25 @@ func (o BatchOptions) validate(fifo bool) error {
 // With no Window, a source that is not a [ReceiveManySource] gives the messages of one receive, as Lambda's
 // poller does: over a network a second receive to fill the batch would cost a round trip.
 //
+// Each receive is given a context of ctx's that ends 50 seconds after it starts (the longest long-poll
+// wait, 20 seconds, and a Consumer's default SourceTimeout, 30 seconds), or up to a sixteenth more (see
+// [ConsumerOptions.SourceTimeout]); one still running then counts as a receive that returned nothing. A
+// release is given a context that ctx does not cancel, which ends 30 seconds after it starts.
+//
 // On a FIFO queue a batch holds groups in the order the receives give them: by default the order in which
 // they became available, as observed on SQS, so messages made visible again (released, failed, timed out)
 // queue behind the groups already waiting. SQS does not guarantee an order between groups; a handler should
 // not depend on it.
-func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) { return b.next(ctx, -1) }
+func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
+	calls := newSourceCalls(ctx, b.clock, b.timeout)
+	defer calls.stop()
+	return b.next(ctx, calls, -1)
+}
 
-// next is Next, waiting at most firstWait for a first message when firstWait >= 0: it returns no batch
-// and no error when none came by then.
-func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery, error) {
+// next is Next, with the contexts of calls for its calls to the source, waiting at most firstWait for a
+// first message when firstWait >= 0: it returns no batch and no error when none came by then, and
+// errReceiveTimeout when the receive ran past its deadline.
+func (b *Batcher) next(ctx context.Context, calls *sourceCalls, firstWait time.Duration) ([]Delivery, error) {
 	var (
 		batch    []Delivery
 		bytes    int
@@ -144,9 +157,12 @@ func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery
 				return batch, nil
 			}
 		}
-		ds, err := b.receive(ctx, b.o.Size-len(batch), wait, left)
+		ds, err := b.receive(ctx, calls, b.o.Size-len(batch), wait, left)
+		if errors.Is(err, errReceiveTimeout) && (len(batch) > 0 || firstWait < 0) {
+			ds, err = nil, nil // as a receive that returned nothing
+		}
 		if err != nil {
-			b.release(batch)
+			b.release(calls, batch)
 			return nil, err
 		}
 		if len(batch) == 0 && len(ds) == 0 && firstWait >= 0 {
@@ -169,7 +185,7 @@ func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery
 			}
 			size := deliverySize(&d)
 			if len(batch) > 0 && bytes+size > b.o.MaxBytes {
-				b.release(ds[i:])
+				b.release(calls, ds[i:])
 				full = true
 				break
 			}
@@ -189,12 +205,13 @@ func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery
 }
 
 // receive receives up to n messages, waiting up to wait for the first; wait 0 is a short poll. With a
-// window, left of it, the visibility timeout is extended by left when the Batcher knows it.
+// window, left of it, the visibility timeout is extended by left when the Batcher knows it. The call has a
+// context of calls; if it runs past its deadline while ctx is not done, receive returns errReceiveTimeout.
 //
 // From a ReceiveManySource it receives all n at once, more than a receive's 10: so a FIFO batch can hold
 // more than 10 messages of one group, which a second receive would not give while the first ones are in
 // flight.
-func (b *Batcher) receive(ctx context.Context, n int, wait, left time.Duration) ([]Delivery, error) {
+func (b *Batcher) receive(ctx context.Context, calls *sourceCalls, n int, wait, left time.Duration) ([]Delivery, error) {
 	o := ReceiveOptions{MaxMessages: n, WaitTime: wait, VisibilityTimeout: b.o.VisibilityTimeout}
 	if wait == 0 {
 		o.WaitTime = ExplicitZero // a short poll, whatever the queue's receive wait time
@@ -202,22 +219,37 @@ func (b *Batcher) receive(ctx context.Context, n int, wait, left time.Duration) 
 	if vt, ok := b.visibilityTimeout(); ok {
 		o.VisibilityTimeout = cmp.Or(min(vt+max(left, 0), maxVisibilityTimeout), ExplicitZero)
 	}
+	cctx := calls.receive.get()
+	var (
+		ds  []Delivery
+		err error
+	)
 	if b.many != nil {
-		return b.many.ReceiveMany(ctx, o)
+		ds, err = b.many.ReceiveMany(cctx, o)
+	} else {
+		o.MaxMessages = min(n, maxBatchEntries)
+		ds, err = b.src.Receive(cctx, o)
 	}
-	o.MaxMessages = min(n, maxBatchEntries)
-	return b.src.Receive(ctx, o)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		return nil, fmt.Errorf("%w: %w", errReceiveTimeout, err)
+	}
+	return ds, err
 }
 
-// release makes ds visible again at once.
-func (b *Batcher) release(ds []Delivery) {
+// release makes ds visible again at once. It is cleanup, which must happen even when the context of the Run
+// or Next is done: its calls have a cleanup context of calls.
+func (b *Batcher) release(calls *sourceCalls, ds []Delivery) {
+	if len(ds) == 0 {
+		return
+	}
+	ctx := calls.cleanup.get()
 	for chunk := range slices.Chunk(ds, maxBatchEntries) {
 		entries := make([]VisibilityChange, len(chunk))
 		for i, d := range chunk {
 			entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle}
 		}
 		// Best effort: a message whose handle expired is visible already.
-		_ = b.src.ChangeVisibilityBatch(context.Background(), entries)
+		_ = b.src.ChangeVisibilityBatch(ctx, entries)
 	}
 }
 

@@ -78,6 +78,18 @@ type ConsumerOptions struct {
 	// at level Debug when it went well, Warn when it failed, Error when the handler panicked or a delete
 	// failed (see the package documentation, # Logging).
 	Logger *slog.Logger
+	// SourceTimeout bounds each call the Consumer makes to its source, through the call's context (by the
+	// source's clock): a delete, or a release (of RetryImmediately, or of messages that do not fit in a
+	// batch), may take SourceTimeout; a receive, the longest long-poll wait (20 seconds) and SourceTimeout
+	// more; a visibility change of the heartbeat, SourceTimeout or a quarter of the visibility timeout,
+	// whichever is shorter, so that the next beat, half a visibility timeout later, comes before the
+	// visibility it extended ends. Calls that start close together share a context, whose deadline may come
+	// up to a sixteenth of the bound later. A call still running at its deadline is given up: a receive
+	// counts as one that returned nothing, and the Consumer polls again; a delete fails with the context's
+	// error, in the batch's DeleteErr; releases and visibility changes are best effort. Receives also end
+	// with Run's context; deletes, releases and visibility changes do not, since they settle batches that go
+	// on after it. 0 means 30 seconds.
+	SourceTimeout time.Duration
 	// OnBatch, if set, is called after each batch with what the Logger records. It runs in the goroutine
 	// that handled the batch, never under a queue's lock. Unlike the handler and Filter, it must not panic:
 	// a panic there is not recovered.
@@ -148,8 +160,9 @@ type Consumer struct {
 }
 
 const (
-	defaultConcurrency = 2
-	maxConcurrency     = 1000
+	defaultConcurrency   = 2
+	maxConcurrency       = 1000
+	defaultSourceTimeout = 30 * time.Second
 )
 
 // NewConsumer returns a Consumer of src that runs h. Options out of range return ErrInvalidBatchOptions.
@@ -169,7 +182,11 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 		return nil, reject(ErrInvalidBatchOptions, "maximum concurrency %d, Lambda's minimum is 2", o.MaxConcurrency)
 	case o.HandlerTimeout < 0:
 		return nil, reject(ErrInvalidBatchOptions, "handler timeout %v", o.HandlerTimeout)
+	case o.SourceTimeout < 0:
+		return nil, reject(ErrInvalidBatchOptions, "source timeout %v", o.SourceTimeout)
 	}
+	o.SourceTimeout = cmp.Or(o.SourceTimeout, defaultSourceTimeout)
+	b.timeout = o.SourceTimeout
 	if vt, ok := b.visibilityTimeout(); ok && o.HandlerTimeout > vt {
 		return nil, reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, o.HandlerTimeout)
 	}
@@ -215,7 +232,9 @@ func (c *Consumer) run(ctx context.Context, untilEmpty bool) (runEnd, error) {
 		}
 		return runFailed, err
 	}
-	hb := c.newHeartbeat()
+	calls := newSourceCalls(ctx, c.batcher.clock, c.o.SourceTimeout)
+	defer calls.stop()
+	hb := c.newHeartbeat(ctx)
 	defer hb.stop()
 	var (
 		wg      sync.WaitGroup
@@ -254,8 +273,12 @@ func (c *Consumer) run(ctx context.Context, untilEmpty bool) (runEnd, error) {
 				wait = emptyCheckWait
 			}
 		}
-		batch, err := c.batcher.next(ctx, wait)
-		if err != nil {
+		batch, err := c.batcher.next(ctx, calls, wait)
+		switch {
+		case errors.Is(err, errReceiveTimeout): // as a receive that returned nothing, but never empty
+			<-slots
+			continue
+		case err != nil:
 			<-slots
 			if ctx.Err() != nil {
 				return runDone, ctx.Err()
@@ -285,7 +308,7 @@ func (c *Consumer) run(ctx context.Context, untilEmpty bool) (runEnd, error) {
 				default:
 				}
 			}()
-			c.handle(detached, batch, hb)
+			c.handle(detached, batch, hb, calls)
 		})
 	}
 }
@@ -297,6 +320,8 @@ func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
 	if !ok || c.o.Batch.VisibilityTimeout > 0 {
 		return nil
 	}
+	ctx, cancel := withTimeout(ctx, c.batcher.clock, c.o.SourceTimeout)
+	defer cancel()
 	vt, err := src.VisibilityTimeout(ctx)
 	switch {
 	case err != nil:
@@ -308,8 +333,9 @@ func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
 	return nil
 }
 
-// handle runs the handler on one batch and settles the batch's messages.
-func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) {
+// handle runs the handler on one batch and settles the batch's messages, with the cleanup contexts of calls.
+// ctx is Run's, without its cancellation.
+func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat, calls *sourceCalls) {
 	c.counters.inFlight.Add(1)
 	r := BatchReport{Size: len(batch)}
 	if c.o.Logger != nil || c.o.OnBatch != nil {
@@ -319,7 +345,7 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) 
 	var drop []Delivery
 	batch, drop, r.Err = c.filter(batch)
 	r.Filtered = len(drop)
-	r.DeleteErr = c.delete(drop)
+	r.DeleteErr = c.delete(calls, drop)
 	if len(batch) == 0 && r.Err == nil {
 		hb.leave(beating)
 		r.Outcome = OutcomeFiltered
@@ -356,7 +382,7 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) 
 	default:
 		r.Outcome, failed = OutcomeError, batch
 	}
-	r.DeleteErr = errors.Join(r.DeleteErr, c.settle(batch, failed))
+	r.DeleteErr = errors.Join(r.DeleteErr, c.settle(calls, batch, failed))
 	for _, d := range failed {
 		r.Failed = append(r.Failed, d.MessageID)
 	}
@@ -389,9 +415,11 @@ func (c *Consumer) filter(batch []Delivery) (keep, drop []Delivery, err error) {
 // context) never lets its messages be received by another batch, and two batches of one FIFO group never
 // run at once. One timer serves every batch of a Run.
 type heartbeat struct {
-	src   Source
-	clock Clock
-	vt    time.Duration // 0: the visibility timeout is not known, and nothing is extended
+	src     Source
+	clock   Clock
+	vt      time.Duration   // 0: the visibility timeout is not known, and nothing is extended
+	ctx     context.Context // the base of the calls: Run's, without its cancellation
+	timeout time.Duration   // how long the calls of one beat may take: at most vt/4
 
 	mu     sync.Mutex // guards the fields below; held while extending, so leave waits for an extension
 	active map[int][]Delivery
@@ -400,9 +428,17 @@ type heartbeat struct {
 	armed  bool
 }
 
-func (c *Consumer) newHeartbeat() *heartbeat {
+// newHeartbeat returns the heartbeat of one Run, whose calls have ctx's values, not its cancellation.
+func (c *Consumer) newHeartbeat(ctx context.Context) *heartbeat {
 	vt, _ := c.batcher.visibilityTimeout()
-	return &heartbeat{src: c.src, clock: c.batcher.clock, vt: vt, active: make(map[int][]Delivery)}
+	return &heartbeat{
+		src:     c.src,
+		clock:   c.batcher.clock,
+		vt:      vt,
+		ctx:     context.WithoutCancel(ctx),
+		timeout: min(c.o.SourceTimeout, vt/4),
+		active:  make(map[int][]Delivery),
+	}
 }
 
 // join adds batch to the set; leave(id) takes it out, after which its visibility is not extended again.
@@ -442,6 +478,8 @@ func (h *heartbeat) beat() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.armed = false
+	ctx, cancel := withTimeout(h.ctx, h.clock, h.timeout)
+	defer cancel()
 	for _, batch := range h.active {
 		for chunk := range slices.Chunk(batch, maxBatchEntries) {
 			entries := make([]VisibilityChange, len(chunk))
@@ -449,7 +487,7 @@ func (h *heartbeat) beat() {
 				entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: h.vt}
 			}
 			// Best effort: a message past the 12-hour limit comes back when its visibility ends.
-			_ = h.src.ChangeVisibilityBatch(context.Background(), entries)
+			_ = h.src.ChangeVisibilityBatch(ctx, entries)
 		}
 	}
 	if len(h.active) > 0 {
@@ -528,9 +566,9 @@ func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) (failed 
 
 // settle deletes the messages of batch that did not fail and returns the failed ones to the queue: at once
 // with RetryImmediately, else when their visibility timeout ends. It returns what the deletes failed with.
-func (c *Consumer) settle(batch, failed []Delivery) error {
+func (c *Consumer) settle(calls *sourceCalls, batch, failed []Delivery) error {
 	if len(failed) == 0 {
-		return c.delete(batch)
+		return c.delete(calls, batch)
 	}
 	isFailed := make(map[string]bool, len(failed))
 	for _, d := range failed {
@@ -544,22 +582,27 @@ func (c *Consumer) settle(batch, failed []Delivery) error {
 	}
 	// Deleted first, so that on a FIFO queue no failed group is unblocked by the delete of its handled
 	// messages: with RetryImmediately the failed groups become available again in batch order.
-	err := c.delete(ok)
+	err := c.delete(calls, ok)
 	if c.o.RetryImmediately {
-		c.batcher.release(failed)
+		c.batcher.release(calls, failed)
 	}
 	return err
 }
 
-// delete deletes ds, 10 at a time.
-func (c *Consumer) delete(ds []Delivery) error {
+// delete deletes ds, 10 at a time, with a cleanup context of calls: a batch is settled after Run's context
+// is done, but not for longer than SourceTimeout.
+func (c *Consumer) delete(calls *sourceCalls, ds []Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	ctx := calls.cleanup.get()
 	var errs []error
 	for chunk := range slices.Chunk(ds, maxBatchEntries) {
 		handles := make([]string, len(chunk))
 		for i, d := range chunk {
 			handles[i] = d.ReceiptHandle
 		}
-		errs = append(errs, c.src.DeleteBatch(context.Background(), handles))
+		errs = append(errs, c.src.DeleteBatch(ctx, handles))
 	}
 	return errors.Join(errs...)
 }

@@ -16,14 +16,18 @@ import (
 type countingSource struct {
 	q *fifoq.Queue
 
-	mu    sync.Mutex
-	calls map[string]int
+	mu         sync.Mutex
+	calls      map[string]int
+	noDeadline int
 }
 
-func (s *countingSource) count(_ context.Context, call string) {
+func (s *countingSource) count(ctx context.Context, call string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[call]++
+	if _, ok := ctx.Deadline(); !ok {
+		s.noDeadline++
+	}
 }
 
 // The four methods of a Source.
@@ -63,7 +67,8 @@ func (s *countingSource) Name() string       { return s.q.Name() }
 // A Source can wrap a *Queue, to count or trace the calls a Consumer makes. A wrapper that also has the
 // Queue's optional methods keeps what they give: ReceiveMany lets a batch of this FIFO queue hold 12 messages
 // of one group in one receive (10 is the most a Receive gives), Stats lets RunUntilEmpty return as soon as
-// the queue is empty, and VisibilityTimeout lets NewConsumer check the handler timeout.
+// the queue is empty, and VisibilityTimeout lets NewConsumer check the handler timeout. Every call the
+// Consumer makes has a context with a deadline.
 func ExampleSource() {
 	ctx := context.Background()
 	q, err := fifoq.New("orders.fifo", fifoq.WithContentBasedDeduplication(),
@@ -95,11 +100,11 @@ func ExampleSource() {
 	if err := c.RunUntilEmpty(ctx); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("calls:", src.calls)
+	fmt.Println("calls:", src.calls, "without a deadline:", src.noDeadline)
 	// Output:
 	// handler timeout over the visibility timeout: fifoq: invalid batch options: queue visibility timeout 30s is less than the handler timeout 1m0s
 	// batch of 12: step-1 step-2 step-3 step-4 step-5 step-6 step-7 step-8 step-9 step-10 step-11 step-12
-	// calls: map[DeleteBatch:2 ReceiveMany:1]
+	// calls: map[DeleteBatch:2 ReceiveMany:1] without a deadline: 0
 }
 
 // ReceiveMany takes more messages at once than Receive's 10: on a FIFO queue, more than 10 of one group,

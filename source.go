@@ -16,12 +16,17 @@ import (
 //   - [ReceiveManySource]: ReceiveMany, a receive of more than 10 messages, so that a FIFO batch can hold more
 //     than 10 messages of one group;
 //   - [StatsSource]: Stats, exact counts, for [Consumer.RunUntilEmpty] to tell that the queue is empty;
-//   - Clock() Clock: the clock to time the batch window, the handler timeout and the heartbeat by (the real
-//     clock otherwise);
+//   - Clock() Clock: the clock to time the batch window, the handler timeout, the heartbeat and the
+//     deadlines of the calls to the source by (the real clock otherwise);
 //   - Name() string: the queue's name, for the logs and metrics of a Consumer.
 //
 // A *Queue has them all. A Source that wraps another (to trace or count its calls, say) should have those of
 // the wrapped one too, or a Consumer over it does without them.
+//
+// Every call a Batcher or a Consumer makes to a Source has a context with a deadline: a receive may take the
+// longest long-poll wait (20 seconds) and [ConsumerOptions.SourceTimeout] more; any other call
+// SourceTimeout. Receives are cancelled with the context of Run (or Next); deletes, visibility changes and
+// releases, which settle batches that outlive it, are not.
 type Source interface {
 	// FIFO reports whether the source is a FIFO queue.
 	FIFO() bool
@@ -46,8 +51,9 @@ type Source interface {
 //     timeout without a call, as a *Queue does, answers, and NewConsumer checks HandlerTimeout against it. A
 //     source that needs a call to learn it should return ctx.Err() at once, without the call, as a call with
 //     a done context does;
-//   - when [Consumer.Run] or [Consumer.RunUntilEmpty] starts, with Run's context. An error makes Run return
-//     it, and a timeout shorter than HandlerTimeout makes Run return ErrInvalidBatchOptions.
+//   - when [Consumer.Run] or [Consumer.RunUntilEmpty] starts, with a context of Run's that ends after
+//     [ConsumerOptions.SourceTimeout]. An error makes Run return it, and a timeout shorter than
+//     HandlerTimeout makes Run return ErrInvalidBatchOptions.
 type VisibilitySource interface {
 	// VisibilityTimeout returns the queue's visibility timeout.
 	VisibilityTimeout(ctx context.Context) (time.Duration, error)

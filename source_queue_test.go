@@ -11,8 +11,8 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
-// Tests of what *Queue gained for the optional interfaces of a Source: Queue.ReceiveMany,
-// Queue.VisibilityTimeout.
+// Tests of what *Queue and ConsumerOptions gained for the optional interfaces of a Source and the deadlines
+// of the calls to it: Queue.ReceiveMany, Queue.VisibilityTimeout, ConsumerOptions.SourceTimeout.
 
 var (
 	_ fifoq.VisibilitySource  = (*fifoq.Queue)(nil)
@@ -108,4 +108,31 @@ func TestQueueVisibilityTimeout(t *testing.T) {
 	vt, err = q.VisibilityTimeout(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, 10*time.Second, vt, "as it is now")
+}
+
+// SourceTimeout bounds the calls to the source: a delete that hangs ends after it. A negative one is
+// rejected.
+func TestConsumerSourceTimeout(t *testing.T) {
+	_, err := fifoq.NewConsumer(bcNewQueue(t, "src-timeout-bad"), bcNop, fifoq.ConsumerOptions{SourceTimeout: -time.Second})
+	require.ErrorIs(t, err, fifoq.ErrInvalidBatchOptions)
+
+	synctest.Test(t, func(t *testing.T) {
+		q := bcNewQueue(t, "src-timeout")
+		bcSend(t, q, "", "a")
+		src := newDLSource(q, func(op string, _ []string, _ time.Duration) bool { return op == "delete" })
+		reports, returned, cancel := dlRun(t, src, nil, fifoq.ConsumerOptions{SourceTimeout: 4 * time.Second})
+		defer close(src.release)
+		time.Sleep(4*time.Second + 4*time.Second/16 + time.Millisecond)
+		rs := reports()
+		require.Len(t, rs, 1)
+		require.ErrorIs(t, rs[0].DeleteErr, context.DeadlineExceeded)
+		calls := src.seen()
+		del := calls[len(calls)-1]
+		require.Equal(t, "delete", del.op)
+		require.GreaterOrEqual(t, del.ended-del.at, 4*time.Second)
+		require.LessOrEqual(t, del.ended-del.at, 4*time.Second+4*time.Second/16)
+		cancel()
+		_, ok := returned()
+		require.True(t, ok)
+	})
 }
