@@ -410,10 +410,15 @@ func (c *Consumer) filter(batch []Delivery) (keep, drop []Delivery, err error) {
 	return keep, drop, nil
 }
 
-// A heartbeat keeps the batches being handled invisible: every half visibility timeout it extends the
-// visibility of every batch in its set, so a handler that runs long (or past its timeout, ignoring its
+// A heartbeat keeps the batches being handled invisible: half a visibility timeout after the last beat
+// ended (its calls take at most a quarter of one) it extends the visibility of every batch in its set, so a handler that runs long (or past its timeout, ignoring its
 // context) never lets its messages be received by another batch, and two batches of one FIFO group never
 // run at once. One timer serves every batch of a Run.
+//
+// A beat takes the batches under mu and makes its calls after releasing it, one goroutine a batch, so a slow
+// call holds up no other batch: not their extensions, and not a batch that ends (leave). leave cancels the
+// call extending its own batch, if one is under way, and waits for it to return, so that no extension
+// lands after the batch is deleted or released.
 type heartbeat struct {
 	src     Source
 	clock   Clock
@@ -421,11 +426,21 @@ type heartbeat struct {
 	ctx     context.Context // the base of the calls: Run's, without its cancellation
 	timeout time.Duration   // how long the calls of one beat may take: at most vt/4
 
-	mu     sync.Mutex // guards the fields below; held while extending, so leave waits for an extension
-	active map[int][]Delivery
-	nextID int
-	timer  Timer
-	armed  bool
+	mu      sync.Mutex // guards the fields below; never held during a call to src
+	active  map[int]beating
+	nextID  int
+	timer   Timer
+	armed   bool
+	stopped bool
+	cancel  context.CancelFunc // ends the calls of the beat under way, if one is
+	beats   sync.WaitGroup     // the beat under way, which stop waits for
+}
+
+// beating is a batch in a heartbeat's set.
+type beating struct {
+	batch  []Delivery
+	cancel context.CancelFunc // while a call extends the batch: ends that call
+	done   chan struct{}      // while a call extends the batch: closed when it returned
 }
 
 // newHeartbeat returns the heartbeat of one Run, whose calls have ctx's values, not its cancellation.
@@ -437,7 +452,7 @@ func (c *Consumer) newHeartbeat(ctx context.Context) *heartbeat {
 		vt:      vt,
 		ctx:     context.WithoutCancel(ctx),
 		timeout: min(c.o.SourceTimeout, vt/4),
-		active:  make(map[int][]Delivery),
+		active:  make(map[int]beating),
 	}
 }
 
@@ -449,20 +464,27 @@ func (h *heartbeat) join(batch []Delivery) (id int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.nextID++
-	h.active[h.nextID] = batch
-	if !h.armed {
+	h.active[h.nextID] = beating{batch: batch}
+	if !h.armed && !h.stopped {
 		h.arm()
 	}
 	return h.nextID
 }
 
+// leave takes a batch out of the set. If a call is extending it, leave ends that call and waits for it to
+// return; it waits for no other batch's call.
 func (h *heartbeat) leave(id int) {
 	if h.vt <= 0 {
 		return
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	b := h.active[id]
 	delete(h.active, id)
+	h.mu.Unlock()
+	if b.done != nil {
+		b.cancel()
+		<-b.done
+	}
 }
 
 func (h *heartbeat) arm() {
@@ -474,35 +496,76 @@ func (h *heartbeat) arm() {
 	h.armed = true
 }
 
+// beat extends the visibility of the batches in the set, each in a goroutine, waits for the calls, and
+// arms the timer again while batches remain.
 func (h *heartbeat) beat() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.armed = false
+	if h.stopped || len(h.active) == 0 {
+		h.mu.Unlock()
+		return
+	}
+	h.beats.Add(1)
+	defer h.beats.Done()
 	ctx, cancel := withTimeout(h.ctx, h.clock, h.timeout)
 	defer cancel()
-	for _, batch := range h.active {
-		for chunk := range slices.Chunk(batch, maxBatchEntries) {
-			entries := make([]VisibilityChange, len(chunk))
-			for i, d := range chunk {
-				entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: h.vt}
-			}
-			// Best effort: a message past the 12-hour limit comes back when its visibility ends.
-			_ = h.src.ChangeVisibilityBatch(ctx, entries)
+	h.cancel = cancel
+	var wg sync.WaitGroup
+	for id, b := range h.active {
+		bctx, bcancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		b.cancel, b.done = bcancel, done
+		h.active[id] = b
+		wg.Go(func() {
+			defer close(done)
+			defer bcancel()
+			h.extend(bctx, b.batch)
+		})
+	}
+	h.mu.Unlock()
+	wg.Wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, b := range h.active {
+		if b.done != nil {
+			b.cancel, b.done = nil, nil
+			h.active[id] = b
 		}
 	}
-	if len(h.active) > 0 {
+	h.cancel = nil
+	if !h.stopped && len(h.active) > 0 {
 		h.arm()
 	}
 }
 
-// stop ends the heartbeat when its Run returns.
+// extend makes a batch invisible for another visibility timeout, 10 messages a call.
+func (h *heartbeat) extend(ctx context.Context, batch []Delivery) {
+	for chunk := range slices.Chunk(batch, maxBatchEntries) {
+		entries := make([]VisibilityChange, len(chunk))
+		for i, d := range chunk {
+			entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: h.vt}
+		}
+		// Best effort: a message past the 12-hour limit comes back when its visibility ends.
+		if h.src.ChangeVisibilityBatch(ctx, entries) != nil && ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// stop ends the heartbeat when its Run returns: it ends the calls of a beat under way and waits for them.
 func (h *heartbeat) stop() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.stopped = true
 	if h.timer != nil {
 		h.timer.Stop()
 	}
 	h.armed = false
+	cancel := h.cancel
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	h.beats.Wait()
 }
 
 // call runs the handler under the handler timeout, by the queue's clock, turning a panic into a

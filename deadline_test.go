@@ -14,7 +14,8 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
-// Tests of the calls a Consumer makes to its source: each has a context with a deadline.
+// Tests of the calls a Consumer makes to its source: each has a context with a deadline, a call that hangs
+// until its context ends holds up no other batch, and no call is made while other batches wait for it.
 
 // dlSource is a Source over a *Queue, not one itself, that records each call and holds the calls that hold
 // picks (by the bodies of the messages they are about): after forwarding them, as a network call whose answer
@@ -179,6 +180,102 @@ func dlRun(t *testing.T, src fifoq.Source, sleep map[string]time.Duration, o fif
 		return slices.Clone(rs)
 	}
 	return reports, returned, cancel
+}
+
+// dlGroups returns the first group of each report, in order.
+func dlGroups(rs []fifoq.BatchReport) []string {
+	var gs []string
+	for _, r := range rs {
+		gs = append(gs, r.Groups...)
+	}
+	return gs
+}
+
+// A heartbeat call that hangs until its context ends holds up no other batch: while the extension of a slow
+// batch hangs, a fast batch ends, is deleted, and the hung call ends at its deadline, a quarter of the
+// visibility timeout after it started. Before, the heartbeat made its calls with context.Background()
+// holding the lock that a batch that ends waits on, so the fast batch was never settled.
+func TestConsumerHungHeartbeatCallHoldsUpNoBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := bcNewQueue(t, "dl-hung.fifo", fifoq.WithVisibilityTimeout(30*time.Second))
+		bcSend(t, q, "slow", "s")
+		bcSend(t, q, "fast", "f")
+		src := newDLSource(q, func(op string, _ []string, timeout time.Duration) bool {
+			return op == "change" && timeout > 0 // the heartbeat's extensions
+		})
+		reports, returned, cancel := dlRun(t, src,
+			map[string]time.Duration{"s": 100 * time.Second, "f": 20 * time.Second},
+			fifoq.ConsumerOptions{MaxConcurrency: 2, Batch: fifoq.BatchOptions{Size: 1, VisibilityTimeout: 30 * time.Second}})
+
+		time.Sleep(20 * time.Second) // the first beat, at 15 s, hangs; the fast handler ends
+		atFast := reports()
+		statsAtFast := q.Stats()
+		time.Sleep(5 * time.Second)
+		callsAt25 := src.seen()
+		close(src.release) // lets a heartbeat that waits for the hung call forever go on
+		time.Sleep(80 * time.Second)
+		cancel()
+		err, ok := returned()
+		all := reports()
+
+		require.Equal(t, []string{"fast"}, dlGroups(atFast), "the fast batch was settled at 20 s, while the heartbeat call hung")
+		require.Equal(t, fifoq.Stats{InFlight: 1}, statsAtFast, "the fast batch was deleted at 20 s")
+		var hung []dlCall
+		for _, c := range callsAt25 {
+			if c.held {
+				hung = append(hung, c)
+			}
+		}
+		require.Len(t, hung, 2, "the first beat extended both batches, and each call hung until its context ended: %+v", callsAt25)
+		for _, c := range hung {
+			require.Equal(t, 15*time.Second, c.at, "the beat came at half the visibility timeout")
+			if c.ended == 20*time.Second {
+				require.ErrorIs(t, c.err, context.Canceled, "the fast batch ended its own extension when it left")
+			} else {
+				require.Equal(t, 15*time.Second+30*time.Second/4, c.ended, "a heartbeat call may take a quarter of the visibility timeout")
+				require.ErrorIs(t, c.err, context.DeadlineExceeded)
+			}
+		}
+		require.True(t, ok, "Run returned")
+		require.NoError(t, err)
+		require.Equal(t, []string{"fast", "slow"}, dlGroups(all), "each batch was handled once: the slow one stayed invisible")
+		for _, r := range all {
+			require.NoError(t, r.DeleteErr)
+		}
+		require.Equal(t, fifoq.Stats{}, q.Stats())
+		require.Empty(t, src.noDeadline(), "every call to the source had a deadline")
+	})
+}
+
+// A batch that ends is not held up by a slow heartbeat call of another batch, even one that ignores its
+// context: the heartbeat makes its calls after releasing its lock, each batch in a goroutine of its own.
+// Before, leave waited for the heartbeat's lock, which the slow call held.
+func TestConsumerLeaveNotBlockedBySlowHeartbeatCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := bcNewQueue(t, "dl-leave.fifo", fifoq.WithVisibilityTimeout(30*time.Second))
+		bcSend(t, q, "slow", "s")
+		bcSend(t, q, "fast", "f")
+		src := newDLSource(q, func(op string, bodies []string, timeout time.Duration) bool {
+			return op == "change" && timeout > 0 && slices.Contains(bodies, "s") // the slow batch's extensions
+		})
+		src.ignoreCtx = true
+		reports, returned, cancel := dlRun(t, src,
+			map[string]time.Duration{"s": 100 * time.Second, "f": 20 * time.Second},
+			fifoq.ConsumerOptions{MaxConcurrency: 2, Batch: fifoq.BatchOptions{Size: 1, VisibilityTimeout: 30 * time.Second}})
+
+		time.Sleep(20 * time.Second) // the beat at 15 s is stuck in the slow batch's call; the fast batch ends
+		atFast := reports()
+		time.Sleep(5 * time.Second)
+		close(src.release)
+		time.Sleep(80 * time.Second)
+		cancel()
+		err, ok := returned()
+
+		require.Equal(t, []string{"fast"}, dlGroups(atFast), "the fast batch was settled at 20 s, while another batch's heartbeat call was stuck")
+		require.True(t, ok, "Run returned")
+		require.NoError(t, err)
+		require.Equal(t, fifoq.Stats{}, q.Stats())
+	})
 }
 
 // A receive that hangs until its context ends ends at its deadline, the longest long-poll wait and the

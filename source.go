@@ -26,7 +26,8 @@ import (
 // Every call a Batcher or a Consumer makes to a Source has a context with a deadline: a receive may take the
 // longest long-poll wait (20 seconds) and [ConsumerOptions.SourceTimeout] more; any other call
 // SourceTimeout. Receives are cancelled with the context of Run (or Next); deletes, visibility changes and
-// releases, which settle batches that outlive it, are not.
+// releases, which settle batches that outlive it, are not. A call that does not return before its deadline
+// holds up nothing but its own batch: no call is made while other batches wait for it.
 type Source interface {
 	// FIFO reports whether the source is a FIFO queue.
 	FIFO() bool
