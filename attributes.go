@@ -1,6 +1,7 @@
 package fifoq
 
 import (
+	"context"
 	"math"
 	"slices"
 	"sync"
@@ -38,6 +39,14 @@ type Attributes struct {
 	DeadLetterQueue           *Queue             // nil: no redrive policy
 	MaxReceiveCount           int                // 1..1000 with a DeadLetterQueue, else 0
 	RedriveAllowPolicy        RedriveAllowPolicy // which queues may use this one as their dead-letter queue
+}
+
+// VisibilityTimeout returns the queue's visibility timeout as it is now, as Attributes does, and a nil
+// error. It makes a Queue a [VisibilitySource]: it makes no call and never blocks, and it answers whatever
+// ctx, even a done one, so that [NewConsumer] learns the timeout at once and checks the handler timeout
+// against it.
+func (q *Queue) VisibilityTimeout(ctx context.Context) (time.Duration, error) {
+	return q.conf().visibility, nil
 }
 
 // Attributes returns the queue's settings as they are now.

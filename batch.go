@@ -3,6 +3,9 @@ package fifoq
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"time"
 )
 
@@ -13,23 +16,6 @@ const (
 	maxBatchWindow    = 5 * time.Minute
 	defaultBatchBytes = 6 << 20 // the 6 MB payload of a synchronous Lambda invocation
 )
-
-// A Source is what a [Batcher] and a [Consumer] need of a queue. *Queue is one; an adapter over real SQS can
-// be another, so the same consumer code runs on both.
-//
-// A Source may also have the method VisibilityTimeout(ctx) (time.Duration, error), returning its queue's
-// visibility timeout: a [Consumer] whose BatchOptions give none asks for it once, when Run starts, to keep
-// long batches invisible and to check its HandlerTimeout against it.
-type Source interface {
-	// FIFO reports whether the source is a FIFO queue.
-	FIFO() bool
-	// Receive receives messages, as [Queue.Receive].
-	Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, error)
-	// DeleteBatch deletes up to 10 messages, as [Queue.DeleteBatch].
-	DeleteBatch(ctx context.Context, receiptHandles []string) error
-	// ChangeVisibilityBatch changes the visibility of up to 10 messages, as [Queue.ChangeVisibilityBatch].
-	ChangeVisibilityBatch(ctx context.Context, entries []VisibilityChange) error
-}
 
 // BatchOptions configure a [Batcher], as the batching settings of a Lambda event source mapping.
 type BatchOptions struct {
@@ -57,40 +43,48 @@ type BatchOptions struct {
 // two batches at once, since a receive never returns a group with messages in flight. A Batcher is meant for
 // one goroutine at a time.
 type Batcher struct {
-	src   Source
-	o     BatchOptions
-	clock Clock
+	src     Source
+	many    ReceiveManySource // src, if it is one
+	o       BatchOptions
+	clock   Clock
+	vt      time.Duration // the visibility timeout of the receives, if vtKnown
+	vtKnown bool
+	timeout time.Duration // how long a call to src may take, past a receive's wait (ConsumerOptions.SourceTimeout)
 }
 
 // visibilityTimeout returns the visibility timeout of the Batcher's receives, when it is known: set in the
-// options, or the queue's.
-func (b *Batcher) visibilityTimeout() (time.Duration, bool) {
-	if b.o.VisibilityTimeout > 0 {
-		return b.o.VisibilityTimeout, true
-	}
-	if q, ok := b.src.(*Queue); ok {
-		return q.conf().visibility, true
-	}
-	return 0, false
-}
+// options, or said by the source.
+func (b *Batcher) visibilityTimeout() (time.Duration, bool) { return b.vt, b.vtKnown }
 
-// visibilitySource is a Source that can say its queue's visibility timeout (see Source).
-type visibilitySource interface {
-	VisibilityTimeout(ctx context.Context) (time.Duration, error)
-}
+// alreadyDone is a context that is done already: NewBatcher asks a VisibilitySource with it.
+var alreadyDone = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
-// NewBatcher returns a Batcher over src. Options out of range return ErrInvalidBatchOptions.
+// NewBatcher returns a Batcher over src. Options out of range return ErrInvalidBatchOptions. When the
+// options give no visibility timeout and src is a [VisibilitySource], NewBatcher asks it with a context that
+// is done already; a source that answers only with a call is asked again when a Consumer's Run starts.
 func NewBatcher(src Source, o BatchOptions) (*Batcher, error) {
 	if err := o.validate(src.FIFO()); err != nil {
 		return nil, err
 	}
 	o.Size = cmp.Or(o.Size, defaultBatchSize)
 	o.MaxBytes = cmp.Or(o.MaxBytes, defaultBatchBytes)
-	var clock Clock = realClock{}
-	if q, ok := src.(interface{ Clock() Clock }); ok {
-		clock = q.Clock()
+	b := &Batcher{src: src, o: o, clock: realClock{}, timeout: defaultSourceTimeout}
+	if s, ok := src.(interface{ Clock() Clock }); ok {
+		b.clock = s.Clock()
 	}
-	return &Batcher{src: src, o: o, clock: clock}, nil
+	b.many, _ = src.(ReceiveManySource)
+	if o.VisibilityTimeout > 0 {
+		b.vt, b.vtKnown = o.VisibilityTimeout, true
+	} else if s, ok := src.(VisibilitySource); ok {
+		if vt, err := s.VisibilityTimeout(alreadyDone); err == nil {
+			b.vt, b.vtKnown = vt, true
+		}
+	}
+	return b, nil
 }
 
 func (o BatchOptions) validate(fifo bool) error {
@@ -105,11 +99,11 @@ func (o BatchOptions) validate(fifo bool) error {
 		return reject(ErrInvalidBatchOptions, "visibility timeout %v, want 0..%v", o.VisibilityTimeout, maxVisibilityTimeout)
 	case !o.Strict:
 		return nil
-	case fifo && o.Size > maxBatchEntries:
-		return reject(ErrInvalidBatchOptions, "batch size %d: FIFO queues take at most %d", o.Size, maxBatchEntries)
+	case fifo && o.Size > MaxBatchEntries:
+		return reject(ErrInvalidBatchOptions, "batch size %d: FIFO queues take at most %d", o.Size, MaxBatchEntries)
 	case fifo && o.Window > 0:
 		return reject(ErrInvalidBatchOptions, "batching window is not supported for FIFO queues")
-	case !fifo && o.Size > maxBatchEntries && o.Window < time.Second:
+	case !fifo && o.Size > MaxBatchEntries && o.Window < time.Second:
 		return reject(ErrInvalidBatchOptions, "batch size %d needs a batch window of at least 1s", o.Size)
 	}
 	return nil
@@ -123,18 +117,28 @@ func (o BatchOptions) validate(fifo bool) error {
 // With a Window, messages are received with the visibility timeout extended by what is left of the window,
 // so none comes back while the batch gathers (Lambda extends it likewise). Messages a receive returned that
 // do not fit in the batch (MaxBytes) are made visible again at once; their receive count has risen by one.
-// With no Window, a Source other than a *Queue gives the messages of one receive, as Lambda's poller does:
-// over a network a second receive to fill the batch would cost a round trip.
+// With no Window, a source that is not a [ReceiveManySource] gives the messages of one receive, as Lambda's
+// poller does: over a network a second receive to fill the batch would cost a round trip.
+//
+// Each receive is given a context of ctx's that ends 50 seconds after it starts (the longest long-poll
+// wait, 20 seconds, and a Consumer's default SourceTimeout, 30 seconds), or up to a sixteenth more (see
+// [ConsumerOptions.SourceTimeout]); one still running then counts as a receive that returned nothing. A
+// release is given a context that ctx does not cancel, which ends 30 seconds after it starts.
 //
 // On a FIFO queue a batch holds groups in the order the receives give them: by default the order in which
 // they became available, as observed on SQS, so messages made visible again (released, failed, timed out)
 // queue behind the groups already waiting. SQS does not guarantee an order between groups; a handler should
 // not depend on it.
-func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) { return b.next(ctx, -1) }
+func (b *Batcher) Next(ctx context.Context) ([]Delivery, error) {
+	calls := newSourceCalls(ctx, b.clock, b.timeout)
+	defer calls.stop()
+	return b.next(ctx, calls, -1)
+}
 
-// next is Next, waiting at most firstWait for a first message when firstWait >= 0: it returns no batch
-// and no error when none came by then.
-func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery, error) {
+// next is Next, with the contexts of calls for its calls to the source, waiting at most firstWait for a
+// first message when firstWait >= 0: it returns no batch and no error when none came by then, and
+// errReceiveTimeout when the receive ran past its deadline.
+func (b *Batcher) next(ctx context.Context, calls *sourceCalls, firstWait time.Duration) ([]Delivery, error) {
 	var (
 		batch    []Delivery
 		bytes    int
@@ -153,9 +157,12 @@ func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery
 				return batch, nil
 			}
 		}
-		ds, err := b.receive(ctx, b.o.Size-len(batch), wait, left)
+		ds, err := b.receive(ctx, calls, b.o.Size-len(batch), wait, left)
+		if errors.Is(err, errReceiveTimeout) && (len(batch) > 0 || firstWait < 0) {
+			ds, err = nil, nil // as a receive that returned nothing
+		}
 		if err != nil {
-			b.release(batch)
+			b.release(calls, batch)
 			return nil, err
 		}
 		if len(batch) == 0 && len(ds) == 0 && firstWait >= 0 {
@@ -178,7 +185,7 @@ func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery
 			}
 			size := deliverySize(&d)
 			if len(batch) > 0 && bytes+size > b.o.MaxBytes {
-				b.release(ds[i:])
+				b.release(calls, ds[i:])
 				full = true
 				break
 			}
@@ -188,47 +195,61 @@ func (b *Batcher) next(ctx context.Context, firstWait time.Duration) ([]Delivery
 			batch = append(batch, d)
 			bytes += size
 		}
-		_, short := b.src.(*Queue)
 		switch {
 		case full, len(batch) == b.o.Size:
 			return batch, nil
-		case len(batch) > 0 && b.o.Window == 0 && (len(ds) == 0 || !short):
+		case len(batch) > 0 && b.o.Window == 0 && (len(ds) == 0 || b.many == nil):
 			return batch, nil
 		}
 	}
 }
 
 // receive receives up to n messages, waiting up to wait for the first; wait 0 is a short poll. With a
-// window, left of it, the visibility timeout is extended by left when the Batcher knows it.
+// window, left of it, the visibility timeout is extended by left when the Batcher knows it. The call has a
+// context of calls; if it runs past its deadline while ctx is not done, receive returns errReceiveTimeout.
 //
-// From a *Queue it receives all n at once, more than a receive's 10: so a FIFO batch can hold more than 10
-// messages of one group, which a second receive would not give while the first ones are in flight.
-func (b *Batcher) receive(ctx context.Context, n int, wait, left time.Duration) ([]Delivery, error) {
-	o := ReceiveOptions{WaitTime: wait, VisibilityTimeout: b.o.VisibilityTimeout}
-	if vt, ok := b.visibilityTimeout(); ok {
-		o.VisibilityTimeout = min(vt+max(left, 0), maxVisibilityTimeout)
-	}
-	if q, ok := b.src.(*Queue); ok {
-		return q.receive(ctx, o, n, wait, o.VisibilityTimeout)
-	}
-	o.MaxMessages = min(n, maxBatchEntries)
+// From a ReceiveManySource it receives all n at once, more than a receive's 10: so a FIFO batch can hold
+// more than 10 messages of one group, which a second receive would not give while the first ones are in
+// flight.
+func (b *Batcher) receive(ctx context.Context, calls *sourceCalls, n int, wait, left time.Duration) ([]Delivery, error) {
+	o := ReceiveOptions{MaxMessages: n, WaitTime: wait, VisibilityTimeout: b.o.VisibilityTimeout}
 	if wait == 0 {
 		o.WaitTime = ExplicitZero // a short poll, whatever the queue's receive wait time
 	}
-	return b.src.Receive(ctx, o)
+	if vt, ok := b.visibilityTimeout(); ok {
+		o.VisibilityTimeout = cmp.Or(min(vt+max(left, 0), maxVisibilityTimeout), ExplicitZero)
+	}
+	cctx := calls.receive.get()
+	var (
+		ds  []Delivery
+		err error
+	)
+	if b.many != nil {
+		ds, err = b.many.ReceiveMany(cctx, o)
+	} else {
+		o.MaxMessages = min(n, MaxBatchEntries)
+		ds, err = b.src.Receive(cctx, o)
+	}
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		return nil, fmt.Errorf("%w: %w", errReceiveTimeout, err)
+	}
+	return ds, err
 }
 
-// release makes ds visible again at once.
-func (b *Batcher) release(ds []Delivery) {
-	for len(ds) > 0 {
-		n := min(len(ds), maxBatchEntries)
-		entries := make([]VisibilityChange, n)
-		for i := range entries {
-			entries[i] = VisibilityChange{ReceiptHandle: ds[i].ReceiptHandle}
+// release makes ds visible again at once. It is cleanup, which must happen even when the context of the Run
+// or Next is done: its calls have a cleanup context of calls.
+func (b *Batcher) release(calls *sourceCalls, ds []Delivery) {
+	if len(ds) == 0 {
+		return
+	}
+	ctx := calls.cleanup.get()
+	for chunk := range slices.Chunk(ds, MaxBatchEntries) {
+		entries := make([]VisibilityChange, len(chunk))
+		for i, d := range chunk {
+			entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle}
 		}
 		// Best effort: a message whose handle expired is visible already.
-		_ = b.src.ChangeVisibilityBatch(context.Background(), entries)
-		ds = ds[n:]
+		_ = b.src.ChangeVisibilityBatch(ctx, entries)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -77,6 +78,18 @@ type ConsumerOptions struct {
 	// at level Debug when it went well, Warn when it failed, Error when the handler panicked or a delete
 	// failed (see the package documentation, # Logging).
 	Logger *slog.Logger
+	// SourceTimeout bounds each call the Consumer makes to its source, through the call's context (by the
+	// source's clock): a delete, or a release (of RetryImmediately, or of messages that do not fit in a
+	// batch), may take SourceTimeout; a receive, the longest long-poll wait (20 seconds) and SourceTimeout
+	// more; a visibility change of the heartbeat, SourceTimeout or a quarter of the visibility timeout,
+	// whichever is shorter, so that the next beat, half a visibility timeout later, comes before the
+	// visibility it extended ends. Calls that start close together share a context, whose deadline may come
+	// up to a sixteenth of the bound later. A call still running at its deadline is given up: a receive
+	// counts as one that returned nothing, and the Consumer polls again; a delete fails with the context's
+	// error, in the batch's DeleteErr; releases and visibility changes are best effort. Receives also end
+	// with Run's context; deletes, releases and visibility changes do not, since they settle batches that go
+	// on after it. 0 means 30 seconds.
+	SourceTimeout time.Duration
 	// OnBatch, if set, is called after each batch with what the Logger records. It runs in the goroutine
 	// that handled the batch, never under a queue's lock. Unlike the handler and Filter, it must not panic:
 	// a panic there is not recovered.
@@ -147,8 +160,9 @@ type Consumer struct {
 }
 
 const (
-	defaultConcurrency = 2
-	maxConcurrency     = 1000
+	defaultConcurrency   = 2
+	maxConcurrency       = 1000
+	defaultSourceTimeout = 30 * time.Second
 )
 
 // NewConsumer returns a Consumer of src that runs h. Options out of range return ErrInvalidBatchOptions.
@@ -168,7 +182,11 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 		return nil, reject(ErrInvalidBatchOptions, "maximum concurrency %d, Lambda's minimum is 2", o.MaxConcurrency)
 	case o.HandlerTimeout < 0:
 		return nil, reject(ErrInvalidBatchOptions, "handler timeout %v", o.HandlerTimeout)
+	case o.SourceTimeout < 0:
+		return nil, reject(ErrInvalidBatchOptions, "source timeout %v", o.SourceTimeout)
 	}
+	o.SourceTimeout = cmp.Or(o.SourceTimeout, defaultSourceTimeout)
+	b.timeout = o.SourceTimeout
 	if vt, ok := b.visibilityTimeout(); ok && o.HandlerTimeout > vt {
 		return nil, reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, o.HandlerTimeout)
 	}
@@ -183,48 +201,127 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 // Handlers keep running after ctx is done, to their end or their timeout: their context is not ctx's. No
 // goroutine Run starts outlives it. It returns an error only when the source fails.
 func (c *Consumer) Run(ctx context.Context) error {
-	if err := c.learnVisibilityTimeout(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
+	if end, err := c.run(ctx, false); end == runFailed {
 		return err
 	}
-	hb := c.newHeartbeat()
+	return nil
+}
+
+// runEnd is why run returned.
+type runEnd uint8
+
+const (
+	runDone   runEnd = iota + 1 // ctx is done
+	runEmpty                    // the source is empty (untilEmpty)
+	runFailed                   // the source failed, or the options do not fit its visibility timeout
+)
+
+// run is the loop of Run and RunUntilEmpty: it polls through the Batcher and hands each batch to a
+// goroutine of its own, at most MaxConcurrency at once, until ctx is done or the source fails, or, with
+// untilEmpty, the source is empty (see RunUntilEmpty) while none of its batches is in flight. It returns
+// when every batch it started has been settled, with why it ended and the error (ctx's when ctx is done).
+//
+// Without untilEmpty each poll waits for a first message as long as it takes. With untilEmpty, while its
+// batches are in flight a poll takes only what is there at once, and when nothing is, waits for a batch to
+// end before it polls again; with none in flight, it returns if a StatsSource says the queue is empty, else
+// polls with the longest wait (20 s), or from any other source waits a second and returns if nothing came.
+func (c *Consumer) run(ctx context.Context, untilEmpty bool) (runEnd, error) {
+	if err := c.learnVisibilityTimeout(ctx); err != nil {
+		if ctx.Err() != nil {
+			return runDone, ctx.Err()
+		}
+		return runFailed, err
+	}
+	calls := newSourceCalls(ctx, c.batcher.clock, c.o.SourceTimeout)
+	defer calls.stop()
+	hb := c.newHeartbeat(ctx)
 	defer hb.stop()
-	var wg sync.WaitGroup
+	var (
+		wg      sync.WaitGroup
+		running atomic.Int64 // batches in flight
+	)
 	defer wg.Wait()
+	detached := context.WithoutCancel(ctx) // the batches' context: they go on after ctx is done
 	slots := make(chan struct{}, c.o.MaxConcurrency)
+	ended := make(chan struct{}, 1) // a batch ended
+	counts, exact := c.src.(StatsSource)
 	for {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
-			return nil
+			return runDone, ctx.Err()
 		}
 		if ctx.Err() != nil {
-			return nil
+			<-slots
+			return runDone, ctx.Err()
 		}
-		batch, err := c.batcher.Next(ctx)
-		if err != nil {
+		wait, idle := time.Duration(-1), false // Run: wait as long as it takes
+		if untilEmpty {
+			select { // a batch that ends from now on signals again
+			case <-ended:
+			default:
+			}
+			wait, idle = 0, running.Load() == 0
+			switch {
+			case idle && exact:
+				if s := counts.Stats(); s.Visible+s.InFlight+s.Delayed == 0 {
+					<-slots
+					return runEmpty, nil
+				}
+				wait = maxWaitTime
+			case idle:
+				wait = emptyCheckWait
+			}
+		}
+		batch, err := c.batcher.next(ctx, calls, wait)
+		switch {
+		case errors.Is(err, errReceiveTimeout): // as a receive that returned nothing, but never empty
+			<-slots
+			continue
+		case err != nil:
 			<-slots
 			if ctx.Err() != nil {
-				return nil
+				return runDone, ctx.Err()
 			}
-			return err
+			return runFailed, err
 		}
+		if len(batch) == 0 { // untilEmpty only: the wait ended with nothing
+			<-slots
+			switch {
+			case idle && !exact:
+				return runEmpty, nil
+			case !idle:
+				select {
+				case <-ended:
+				case <-ctx.Done():
+				}
+			}
+			continue
+		}
+		running.Add(1)
 		wg.Go(func() {
-			defer func() { <-slots }()
-			c.handle(context.WithoutCancel(ctx), batch, hb)
+			defer func() {
+				running.Add(-1)
+				<-slots
+				select {
+				case ended <- struct{}{}:
+				default:
+				}
+			}()
+			c.handle(detached, batch, hb, calls)
 		})
 	}
 }
 
-// learnVisibilityTimeout asks a Source that can say its visibility timeout for it, when the Batcher does
-// not know it yet, and checks the handler timeout against it as NewConsumer does for a *Queue.
+// learnVisibilityTimeout asks a VisibilitySource for its visibility timeout when Run starts, unless the
+// options give one, and checks the handler timeout against it as NewConsumer does with what it knows.
 func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
-	src, ok := c.src.(visibilitySource)
-	if _, known := c.batcher.visibilityTimeout(); known || !ok {
+	src, ok := c.src.(VisibilitySource)
+	if !ok || c.o.Batch.VisibilityTimeout > 0 {
 		return nil
 	}
+	ctx, cancel := withTimeout(ctx, c.batcher.clock, c.o.SourceTimeout)
+	defer cancel()
 	vt, err := src.VisibilityTimeout(ctx)
 	switch {
 	case err != nil:
@@ -232,12 +329,13 @@ func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
 	case c.o.HandlerTimeout > vt:
 		return reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, c.o.HandlerTimeout)
 	}
-	c.batcher.o.VisibilityTimeout = vt
+	c.batcher.vt, c.batcher.vtKnown = vt, true
 	return nil
 }
 
-// handle runs the handler on one batch and settles the batch's messages.
-func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) {
+// handle runs the handler on one batch and settles the batch's messages, with the cleanup contexts of calls.
+// ctx is Run's, without its cancellation.
+func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat, calls *sourceCalls) {
 	c.counters.inFlight.Add(1)
 	r := BatchReport{Size: len(batch)}
 	if c.o.Logger != nil || c.o.OnBatch != nil {
@@ -247,7 +345,7 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) 
 	var drop []Delivery
 	batch, drop, r.Err = c.filter(batch)
 	r.Filtered = len(drop)
-	r.DeleteErr = c.delete(drop)
+	r.DeleteErr = c.delete(calls, drop)
 	if len(batch) == 0 && r.Err == nil {
 		hb.leave(beating)
 		r.Outcome = OutcomeFiltered
@@ -284,7 +382,7 @@ func (c *Consumer) handle(ctx context.Context, batch []Delivery, hb *heartbeat) 
 	default:
 		r.Outcome, failed = OutcomeError, batch
 	}
-	r.DeleteErr = errors.Join(r.DeleteErr, c.settle(batch, failed))
+	r.DeleteErr = errors.Join(r.DeleteErr, c.settle(calls, batch, failed))
 	for _, d := range failed {
 		r.Failed = append(r.Failed, d.MessageID)
 	}
@@ -312,25 +410,50 @@ func (c *Consumer) filter(batch []Delivery) (keep, drop []Delivery, err error) {
 	return keep, drop, nil
 }
 
-// A heartbeat keeps the batches being handled invisible: every half visibility timeout it extends the
-// visibility of every batch in its set, so a handler that runs long (or past its timeout, ignoring its
+// A heartbeat keeps the batches being handled invisible: half a visibility timeout after the last beat
+// ended (its calls take at most a quarter of one) it extends the visibility of every batch in its set, so a handler that runs long (or past its timeout, ignoring its
 // context) never lets its messages be received by another batch, and two batches of one FIFO group never
 // run at once. One timer serves every batch of a Run.
+//
+// A beat takes the batches under mu and makes its calls after releasing it, one goroutine a batch, so a slow
+// call holds up no other batch: not their extensions, and not a batch that ends (leave). leave cancels the
+// call extending its own batch, if one is under way, and waits for it to return, so that no extension
+// lands after the batch is deleted or released.
 type heartbeat struct {
-	src   Source
-	clock Clock
-	vt    time.Duration // 0: the visibility timeout is not known, and nothing is extended
+	src     Source
+	clock   Clock
+	vt      time.Duration   // 0: the visibility timeout is not known, and nothing is extended
+	ctx     context.Context // the base of the calls: Run's, without its cancellation
+	timeout time.Duration   // how long the calls of one beat may take: at most vt/4
 
-	mu     sync.Mutex // guards the fields below; held while extending, so leave waits for an extension
-	active map[int][]Delivery
-	nextID int
-	timer  Timer
-	armed  bool
+	mu      sync.Mutex // guards the fields below; never held during a call to src
+	active  map[int]beating
+	nextID  int
+	timer   Timer
+	armed   bool
+	stopped bool
+	cancel  context.CancelFunc // ends the calls of the beat under way, if one is
+	beats   sync.WaitGroup     // the beat under way, which stop waits for
 }
 
-func (c *Consumer) newHeartbeat() *heartbeat {
+// beating is a batch in a heartbeat's set.
+type beating struct {
+	batch  []Delivery
+	cancel context.CancelFunc // while a call extends the batch: ends that call
+	done   chan struct{}      // while a call extends the batch: closed when it returned
+}
+
+// newHeartbeat returns the heartbeat of one Run, whose calls have ctx's values, not its cancellation.
+func (c *Consumer) newHeartbeat(ctx context.Context) *heartbeat {
 	vt, _ := c.batcher.visibilityTimeout()
-	return &heartbeat{src: c.src, clock: c.batcher.clock, vt: vt, active: make(map[int][]Delivery)}
+	return &heartbeat{
+		src:     c.src,
+		clock:   c.batcher.clock,
+		vt:      vt,
+		ctx:     context.WithoutCancel(ctx),
+		timeout: min(c.o.SourceTimeout, vt/4),
+		active:  make(map[int]beating),
+	}
 }
 
 // join adds batch to the set; leave(id) takes it out, after which its visibility is not extended again.
@@ -341,20 +464,27 @@ func (h *heartbeat) join(batch []Delivery) (id int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.nextID++
-	h.active[h.nextID] = batch
-	if !h.armed {
+	h.active[h.nextID] = beating{batch: batch}
+	if !h.armed && !h.stopped {
 		h.arm()
 	}
 	return h.nextID
 }
 
+// leave takes a batch out of the set. If a call is extending it, leave ends that call and waits for it to
+// return; it waits for no other batch's call.
 func (h *heartbeat) leave(id int) {
 	if h.vt <= 0 {
 		return
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	b := h.active[id]
 	delete(h.active, id)
+	h.mu.Unlock()
+	if b.done != nil {
+		b.cancel()
+		<-b.done
+	}
 }
 
 func (h *heartbeat) arm() {
@@ -366,33 +496,76 @@ func (h *heartbeat) arm() {
 	h.armed = true
 }
 
+// beat extends the visibility of the batches in the set, each in a goroutine, waits for the calls, and
+// arms the timer again while batches remain.
 func (h *heartbeat) beat() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.armed = false
-	for _, batch := range h.active {
-		for chunk := range slices.Chunk(batch, maxBatchEntries) {
-			entries := make([]VisibilityChange, len(chunk))
-			for i, d := range chunk {
-				entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: h.vt}
-			}
-			// Best effort: a message past the 12-hour limit comes back when its visibility ends.
-			_ = h.src.ChangeVisibilityBatch(context.Background(), entries)
+	if h.stopped || len(h.active) == 0 {
+		h.mu.Unlock()
+		return
+	}
+	h.beats.Add(1)
+	defer h.beats.Done()
+	ctx, cancel := withTimeout(h.ctx, h.clock, h.timeout)
+	defer cancel()
+	h.cancel = cancel
+	var wg sync.WaitGroup
+	for id, b := range h.active {
+		bctx, bcancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		b.cancel, b.done = bcancel, done
+		h.active[id] = b
+		wg.Go(func() {
+			defer close(done)
+			defer bcancel()
+			h.extend(bctx, b.batch)
+		})
+	}
+	h.mu.Unlock()
+	wg.Wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, b := range h.active {
+		if b.done != nil {
+			b.cancel, b.done = nil, nil
+			h.active[id] = b
 		}
 	}
-	if len(h.active) > 0 {
+	h.cancel = nil
+	if !h.stopped && len(h.active) > 0 {
 		h.arm()
 	}
 }
 
-// stop ends the heartbeat when its Run returns.
+// extend makes a batch invisible for another visibility timeout, 10 messages a call.
+func (h *heartbeat) extend(ctx context.Context, batch []Delivery) {
+	for chunk := range slices.Chunk(batch, MaxBatchEntries) {
+		entries := make([]VisibilityChange, len(chunk))
+		for i, d := range chunk {
+			entries[i] = VisibilityChange{ReceiptHandle: d.ReceiptHandle, Timeout: h.vt}
+		}
+		// Best effort: a message past the 12-hour limit comes back when its visibility ends.
+		if h.src.ChangeVisibilityBatch(ctx, entries) != nil && ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// stop ends the heartbeat when its Run returns: it ends the calls of a beat under way and waits for them.
 func (h *heartbeat) stop() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.stopped = true
 	if h.timer != nil {
 		h.timer.Stop()
 	}
 	h.armed = false
+	cancel := h.cancel
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	h.beats.Wait()
 }
 
 // call runs the handler under the handler timeout, by the queue's clock, turning a panic into a
@@ -456,9 +629,9 @@ func (c *Consumer) itemFailures(batch []Delivery, f *BatchItemFailures) (failed 
 
 // settle deletes the messages of batch that did not fail and returns the failed ones to the queue: at once
 // with RetryImmediately, else when their visibility timeout ends. It returns what the deletes failed with.
-func (c *Consumer) settle(batch, failed []Delivery) error {
+func (c *Consumer) settle(calls *sourceCalls, batch, failed []Delivery) error {
 	if len(failed) == 0 {
-		return c.delete(batch)
+		return c.delete(calls, batch)
 	}
 	isFailed := make(map[string]bool, len(failed))
 	for _, d := range failed {
@@ -472,22 +645,27 @@ func (c *Consumer) settle(batch, failed []Delivery) error {
 	}
 	// Deleted first, so that on a FIFO queue no failed group is unblocked by the delete of its handled
 	// messages: with RetryImmediately the failed groups become available again in batch order.
-	err := c.delete(ok)
+	err := c.delete(calls, ok)
 	if c.o.RetryImmediately {
-		c.batcher.release(failed)
+		c.batcher.release(calls, failed)
 	}
 	return err
 }
 
-// delete deletes ds, 10 at a time.
-func (c *Consumer) delete(ds []Delivery) error {
+// delete deletes ds, 10 at a time, with a cleanup context of calls: a batch is settled after Run's context
+// is done, but not for longer than SourceTimeout.
+func (c *Consumer) delete(calls *sourceCalls, ds []Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	ctx := calls.cleanup.get()
 	var errs []error
-	for chunk := range slices.Chunk(ds, maxBatchEntries) {
+	for chunk := range slices.Chunk(ds, MaxBatchEntries) {
 		handles := make([]string, len(chunk))
 		for i, d := range chunk {
 			handles[i] = d.ReceiptHandle
 		}
-		errs = append(errs, c.src.DeleteBatch(context.Background(), handles))
+		errs = append(errs, c.src.DeleteBatch(ctx, handles))
 	}
 	return errors.Join(errs...)
 }

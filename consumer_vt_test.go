@@ -13,18 +13,22 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
-// A Source that can say its queue's visibility timeout, as sqsadapter's does: a Consumer with no
-// BatchOptions.VisibilityTimeout asks for it when Run starts (see fifoq.Source).
+// A Source that can say its queue's visibility timeout with a call, as sqsadapter's does: a Consumer with
+// no BatchOptions.VisibilityTimeout asks for it when Run starts (see fifoq.VisibilitySource).
 
-// bcVTSource is a bcSource with a VisibilityTimeout method.
+// bcVTSource is a bcSource with a VisibilityTimeout method that, like a call over a network, fails with a
+// done context (NewBatcher asks with one).
 type bcVTSource struct {
 	bcSource
 	vt    time.Duration
 	err   error
-	asked int
+	asked int // with a live context
 }
 
-func (s *bcVTSource) VisibilityTimeout(context.Context) (time.Duration, error) {
+func (s *bcVTSource) VisibilityTimeout(ctx context.Context) (time.Duration, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.asked++

@@ -192,9 +192,14 @@
 //   - The redrive policy stays on the queue ([WithDeadLetterQueue]), as on Lambda.
 //
 // A Batcher and a Consumer read the queue through a [Source]: FIFO, Receive, DeleteBatch and
-// ChangeVisibilityBatch. A *[Queue] is one; an adapter over real SQS can be another, so the same handler and
-// options run on both. A source with a Clock method, as [Queue.Clock], times the batch window by that clock;
-// any other by the real clock.
+// ChangeVisibilityBatch, and nothing else of a *[Queue]. A *Queue is one; an adapter over real SQS can be
+// another, so the same handler and options run on both. What not every source can do is optional, as
+// io.WriterTo is to io.Copy: a [VisibilitySource] says its visibility timeout, a [ReceiveManySource]
+// receives more than 10 messages at once, a [StatsSource] counts its messages exactly; a *Queue is all
+// three. A source with a Clock method, as [Queue.Clock], times the batch window by that clock; any other by
+// the real clock. Every call to a source has a context with a deadline
+// ([ConsumerOptions.SourceTimeout]), and none is made while other batches wait for it, so a call that hangs
+// holds up its own batch only.
 //
 // fifoq deliberately allows more than Lambda does, unless [BatchOptions.Strict] is set (it is off by
 // default), which rejects what Lambda rejects:

@@ -33,7 +33,6 @@ const (
 	maxRetention         = 14 * 24 * time.Hour
 	maxWaitTime          = 20 * time.Second
 	minMessageSize       = 1 << 10
-	maxBatchEntries      = MaxBatchEntries // the name batch.go and consumer.go use
 	maxAttributeName     = 256
 	maxAttributeType     = 256
 	maxIDLength          = 128 // group, deduplication and receive attempt ids

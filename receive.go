@@ -32,7 +32,20 @@ type ReceiveOptions struct {
 // handles and restarts their visibility timeout, provided none of them was deleted, changed or received
 // again since; otherwise it returns ErrAttemptNotRetryable.
 func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, error) {
-	maxMessages, wait, vt, err := q.receiveParams(o)
+	maxMessages, wait, vt, err := q.receiveParams(o, MaxBatchEntries)
+	if err != nil {
+		return nil, err
+	}
+	return q.receive(ctx, o, maxMessages, wait, vt)
+}
+
+// ReceiveMany is [Queue.Receive] with room for more messages: o.MaxMessages may be 1..10,000, the largest
+// batch of a [Batcher], where Receive takes at most 10, as SQS does. On a FIFO queue one call can then take
+// more than 10 messages of one group, which a second call would not return while the first ones are in
+// flight. The other options, the long poll and the errors are those of Receive. ReceiveMany makes a Queue a
+// [ReceiveManySource].
+func (q *Queue) ReceiveMany(ctx context.Context, o ReceiveOptions) ([]Delivery, error) {
+	maxMessages, wait, vt, err := q.receiveParams(o, maxBatchSize)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +67,7 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	}
 	var buf [MaxBatchEntries]take
 	got := buf[:]
-	if maxMessages > len(buf) { // a Batcher's receive
+	if maxMessages > len(buf) { // ReceiveMany
 		got = make([]take, maxMessages)
 	}
 	now := q.lock()
@@ -83,15 +96,23 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	return q.deliveries(got[:n]), nil
 }
 
-// receiveParams resolves the parameters of a receive, a zero taking the queue's setting, and checks them.
-func (q *Queue) receiveParams(o ReceiveOptions) (maxMessages int, wait, vt time.Duration, err error) {
+// receiveParams resolves the parameters of a receive of at most limit messages, a zero taking the queue's
+// setting, and checks them.
+func (q *Queue) receiveParams(o ReceiveOptions, limit int) (maxMessages int, wait, vt time.Duration, err error) {
 	maxMessages, wait, vt = o.MaxMessages, o.WaitTime, o.VisibilityTimeout
 	if maxMessages == 0 {
 		maxMessages = 1
 	}
 	c := q.conf()
 	wait, vt = explicit(wait, c.waitTime), explicit(vt, c.visibility)
-	err = ReceiveOptions{MaxMessages: maxMessages, WaitTime: wait, VisibilityTimeout: vt}.Check()
+	checked := ReceiveOptions{MaxMessages: maxMessages, WaitTime: wait, VisibilityTimeout: vt}
+	if limit > MaxBatchEntries { // ReceiveMany: past a receive's 10, up to limit
+		if maxMessages < 1 || maxMessages > limit {
+			return maxMessages, wait, vt, reject(ErrInvalidMaxMessages, "%d, must be between 1 and %d", maxMessages, limit)
+		}
+		checked.MaxMessages = 0
+	}
+	err = checked.Check()
 	if err == nil && q.fifo && o.AttemptID != "" {
 		err = validateID(o.AttemptID, ErrInvalidAttemptID)
 	}

@@ -31,12 +31,17 @@
 // A Consumer whose BatchOptions give no VisibilityTimeout asks [Source.VisibilityTimeout] for the queue's
 // (GetQueueAttributes) once, when Run starts: it extends the visibility of the batches it is handling, so a
 // handler that runs past the queue's visibility timeout keeps its messages, and it checks HandlerTimeout
-// against it. A Batcher used alone cannot ask (it has no context to ask with): give it
+// against it (NewConsumer asks too, with a done context, for a source that knows the timeout without a
+// call; Source.VisibilityTimeout then makes no request). A Batcher used alone does not ask: give it
 // BatchOptions.VisibilityTimeout, which a Window needs to extend the visibility of its receives.
 //
 // SQS counts seconds: durations are rounded up to whole seconds. Each receive asks for at most 10
-// messages, so a FIFO batch holds at most 10 messages of one group (a *fifoq.Queue gives a Batcher more at
-// once). Delays and message timers are the queue's business: a Delivery's Delay is 0.
+// messages, so a FIFO batch holds at most 10 messages of one group (a *fifoq.Queue, a
+// fifoq.ReceiveManySource, gives a Batcher more at once). SQS counts its messages only approximately, so a
+// Source is no fifoq.StatsSource, and Consumer.RunUntilEmpty over it takes a one-second receive that finds
+// nothing for empty. Every call has a context with a deadline (fifoq.ConsumerOptions.SourceTimeout): a call
+// whose connection hangs ends there, and holds up no other batch meanwhile. Delays and message timers are
+// the queue's business: a Delivery's Delay is 0.
 //
 // # Errors
 //

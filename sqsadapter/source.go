@@ -60,11 +60,16 @@ func (s *Source) FIFO() bool { return s.fifo }
 func (s *Source) Clock() fifoq.Clock { return s.clock }
 
 // VisibilityTimeout reads the queue's visibility timeout (its VisibilityTimeout attribute) with
-// GetQueueAttributes. A Consumer whose BatchOptions give no visibility timeout calls it once, when Run
-// starts, so that it can extend the visibility of the batches it is handling: long handlers keep their
-// messages (and on FIFO queues, their groups) to themselves. Each call is one request; the value is not
-// cached, since the attribute can change.
+// GetQueueAttributes; it makes s a [fifoq.VisibilitySource]. A Consumer whose BatchOptions give no
+// visibility timeout calls it once, when Run starts, so that it can extend the visibility of the batches it
+// is handling: long handlers keep their messages (and on FIFO queues, their groups) to themselves. Each
+// call is one request; the value is not cached, since the attribute can change. When ctx is done it returns
+// ctx's error and makes no request: fifoq.NewBatcher and fifoq.NewConsumer ask with a done context, for a
+// source that knows the timeout without a call.
 func (s *Source) VisibilityTimeout(ctx context.Context) (time.Duration, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	out, err := s.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl:       aws.String(s.url),
 		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameVisibilityTimeout},

@@ -579,6 +579,15 @@ func TestVisibilityTimeout(t *testing.T) {
 	vt, err = def.VisibilityTimeout(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, 30*time.Second, vt)
+
+	// NewConsumer asks with a done context, which makes no request; Run asks with its own.
+	before := len(e.rec.requests())
+	c, err := fifoq.NewConsumer(src, func(context.Context, []fifoq.Delivery) error { return nil },
+		fifoq.ConsumerOptions{HandlerTimeout: time.Minute})
+	require.NoError(t, err, "NewConsumer cannot know the visibility timeout without a request")
+	require.Len(t, e.rec.requests(), before, "NewConsumer made a request")
+	require.ErrorIs(t, c.Run(t.Context()), fifoq.ErrInvalidBatchOptions, "handler timeout 1m over a 45s visibility timeout")
+	require.Len(t, e.rec.requests(), before+1, "Run asks once")
 }
 
 // TestQueueDoesNotExist checks an SQS error that stands for no fifoq rule: it comes back as the SDK's
