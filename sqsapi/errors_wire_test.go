@@ -298,7 +298,7 @@ func TestWireNoRulesOfFifoq(t *testing.T) {
 			"not valid for this queue type", "receive call is not retryable",
 			"Must be >= 0 and <= ", "Must be between 1 and 500", "Dead Letter Queue", "already a task running",
 			"hyphens, or underscores. 1 to 80 in length\")",
-			"MaxBatchEntries", "maxAttributes", "maxBatchBytes", "maxDelaySeconds", "maxVisibilitySeconds",
+			"maxBatchEntries", "maxAttributes", "maxBatchBytes", "maxDelaySeconds", "maxVisibilitySeconds",
 		} {
 			require.False(t, strings.Contains(string(b), s), "%s holds a rule of fifoq's: %q", f, s)
 		}
