@@ -236,7 +236,8 @@ func (t *Topic) Subscriptions() []*Subscription {
 	return slices.Clone(t.subs)
 }
 
-// now returns the topic's time as a tick of its epoch, never stepping back; it needs mu.
+// nowLocked returns the topic's time as a tick of its epoch, never stepping back, and on a FIFO topic
+// forgets the deduplication ids 5 minutes old; it needs mu.
 func (t *Topic) nowLocked() tick {
 	now := max(t.clock.Now().Sub(t.epoch), t.lastNow)
 	t.lastNow = now
@@ -288,7 +289,7 @@ type subscriptionConfig struct {
 // its subscription when attrs are the same, and ErrInvalidSubscription otherwise. A bad filter policy
 // returns ErrInvalidFilterPolicy or ErrInvalidFilterPolicyScope, a dead-letter queue of the wrong type
 // ErrInvalidSubscriptionRedrivePolicy, a deleted topic ErrTopicNotFound; [ErrorMessage] gives what SNS says
-// to a Subscribe call ("Invalid parameter: Attributes Reason: ...").
+// to a Subscribe call ("Invalid parameter: Attributes Reason: ..."). Subscribe panics if q is nil.
 func (t *Topic) Subscribe(q *Queue, attrs SubscriptionAttributes) (*Subscription, error) {
 	if q == nil {
 		panic("fifoq: Subscribe of a nil queue")

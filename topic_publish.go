@@ -327,7 +327,8 @@ func (t *Topic) Publish(ctx context.Context, m TopicMessage) (PublishResult, err
 // when the batch has no entries (ErrTopicEmptyBatch) or more than 10 (ErrTopicTooManyEntries), when its
 // messages and their attributes add up to more than 256 KiB (ErrTopicBatchTooLong), or on a FIFO topic when
 // an entry lacks a group id or a needed deduplication id. An entry that fails Publish's other checks fails
-// alone: its result is zero and the returned *BatchError names it, while the other entries are published.
+// alone: its result is zero and the returned *BatchError names it, while the other entries are published
+// (entries reached after a concurrent [Topic.Delete] fail with ErrTopicNotFound).
 // Batch entries have no ids here: a front end maps each entry's Id to its position.
 func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage) ([]PublishResult, error) {
 	if err := ctx.Err(); err != nil {
@@ -373,8 +374,9 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage) ([]PublishR
 			continue
 		}
 		res, subs, err := t.accept(p)
-		if err != nil {
-			return nil, err // the topic was deleted: no entry after this one is published
+		if err != nil { // the topic was deleted meanwhile: this entry and those after it fail
+			failed = append(failed, EntryError{Index: i, Err: err})
+			continue
 		}
 		results[i] = res
 		if !res.Duplicate {
@@ -382,6 +384,7 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage) ([]PublishR
 		}
 	}
 	if failed != nil {
+		slices.SortFunc(failed, func(a, b EntryError) int { return a.Index - b.Index })
 		return results, &BatchError{Entries: failed}
 	}
 	return results, nil
