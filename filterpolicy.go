@@ -331,7 +331,13 @@ func compileMatchExpression(n *jsonNode) (condition, error) {
 		if v.kind != jsonString {
 			return condition{}, policyErrorf("FilterPolicy: %s match pattern must be a string", op)
 		}
-		kind := map[string]condKind{"prefix": condPrefix, "suffix": condSuffix, "equals-ignore-case": condEqualsIgnoreCase}[op]
+		kind := condEqualsIgnoreCase
+		switch op {
+		case "prefix":
+			kind = condPrefix
+		case "suffix":
+			kind = condSuffix
+		}
 		return onlyOne(condition{kind: kind, str: v.text})
 	case "exists":
 		if v.kind != jsonBool {

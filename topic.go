@@ -401,7 +401,12 @@ func (s *Subscription) Unsubscribe() {
 func newUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
+	return formatUUID(b, 4)
+}
+
+// formatUUID returns b as a UUID of the given version, variant 10, in its 8-4-4-4-12 hex form.
+func formatUUID(b [16]byte, version byte) string {
+	b[6] = b[6]&0x0f | version<<4
 	b[8] = b[8]&0x3f | 0x80
 	var h [32]byte
 	hex.Encode(h[:], b[:])

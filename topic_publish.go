@@ -430,13 +430,8 @@ func (t *Topic) fifoMessageID(seq uint64) string {
 	binary.BigEndian.PutUint64(b[:8], uint64(t.epoch.UnixNano()))
 	binary.BigEndian.PutUint64(b[8:], seq)
 	h.Write(b[:])
-	sum := h.Sum(nil)
-	copy(b[:], sum)
-	b[6] = b[6]&0x0f | 0x80 // version 8
-	b[8] = b[8]&0x3f | 0x80
-	var x [32]byte
-	hex.Encode(x[:], b[:])
-	return string(x[0:8]) + "-" + string(x[8:12]) + "-" + string(x[12:16]) + "-" + string(x[16:20]) + "-" + string(x[20:32])
+	copy(b[:], h.Sum(nil))
+	return formatUUID(b, 8) // version 8: a custom layout
 }
 
 // deliver delivers p to each of subs whose filter policy it matches.
