@@ -479,3 +479,28 @@ func TestTopicErrorSentinels(t *testing.T) {
 		require.True(t, strings.HasPrefix(sentinel.Error(), "fifoq: "), "%v", sentinel)
 	}
 }
+
+// TestTopicDeletedQueue: a queue deleted from its store refuses the delivery, which goes to the dead-letter
+// queue; the topic goes on delivering to its other queues.
+func TestTopicDeletedQueue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := newStDisk(t)
+	q := d.queue("gone")
+	dlq := tpQueue(t, "gone-dlq")
+	other := tpQueue(t, "other")
+	tp := tpTopic(t, "t")
+	tpSubscribe(t, tp, q, fifoq.SubscriptionAttributes{RawMessageDelivery: true, DeadLetterQueue: dlq})
+	tpSubscribe(t, tp, other, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
+	_, err := tp.Publish(ctx, fifoq.TopicMessage{Message: "before"})
+	require.NoError(t, err)
+	require.NoError(t, d.st.DeleteQueue("gone"))
+	_, err = tp.Publish(ctx, fifoq.TopicMessage{Message: "after"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"after"}, tpBodies(t, dlq))
+	require.Equal(t, []string{"before", "after"}, tpBodies(t, other))
+	m := tp.Metrics()
+	require.Equal(t, uint64(3), m.Delivered)
+	require.Equal(t, uint64(1), m.Failed)
+	require.Equal(t, uint64(1), m.RedrivenToDLQ)
+}
