@@ -3,6 +3,7 @@ package fifoq_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -503,4 +504,28 @@ func TestTopicDeletedQueue(t *testing.T) {
 	require.Equal(t, uint64(3), m.Delivered)
 	require.Equal(t, uint64(1), m.Failed)
 	require.Equal(t, uint64(1), m.RedrivenToDLQ)
+}
+
+// TestTopicLogsFailedDeliveries: one record per failed delivery, at Warn when the dead-letter queue took the
+// message and at Error when it is lost, with the documented keys.
+func TestTopicLogsFailedDeliveries(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	tp := tpTopic(t, "logged", fifoq.WithTopicLogger(logger))
+	tpSubscribe(t, tp, tpQueue(t, "small", fifoq.WithMaxMessageSize(1024)), fifoq.SubscriptionAttributes{DeadLetterQueue: tpQueue(t, "dlq")})
+	tpSubscribe(t, tp, tpQueue(t, "lossy", fifoq.WithMaxMessageSize(1024)), fifoq.SubscriptionAttributes{})
+	tpSubscribe(t, tp, tpQueue(t, "fine"), fifoq.SubscriptionAttributes{})
+	res, err := tp.Publish(context.Background(), fifoq.TopicMessage{Message: strings.Repeat("x", 2000), GroupID: "g"})
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 2, "records:\n%s", buf.String())
+	for _, want := range []string{`level=WARN`, `msg="fifoq: notification moved to the dead-letter queue"`, "topic=logged", "queue=small",
+		"dead_letter_queue=dlq", "message_id=" + res.MessageID, "group=g", "subscription=arn:aws:sns:", "error="} {
+		require.Contains(t, lines[0], want)
+	}
+	for _, want := range []string{`level=ERROR`, `msg="fifoq: notification lost"`, "queue=lossy", "error="} {
+		require.Contains(t, lines[1], want)
+	}
+	require.NotContains(t, lines[1], "dead_letter_queue")
 }
