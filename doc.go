@@ -224,6 +224,30 @@
 // do not fit under MaxBytes are made visible again at once, with their receive count one higher.
 // [ConsumerOptions.Logger] and [ConsumerOptions.OnBatch] report every batch ([BatchReport]).
 //
+// # Topics
+//
+// A [Topic] is Amazon SNS in front of the queues: [NewTopic] makes one (a FIFO topic when its name ends in
+// ".fifo"), [Topic.Subscribe] subscribes a queue with [SubscriptionAttributes] (RawMessageDelivery,
+// FilterPolicy, FilterPolicyScope, and a dead-letter queue for RedrivePolicy), and [Topic.Publish] (Publish)
+// and [Topic.PublishBatch] (PublishBatch) deliver a [TopicMessage] to every subscribed queue whose filter
+// policy it matches, before they return. A queue receives SNS's JSON [Envelope] around the message, or with
+// raw delivery the message itself and its attributes as the queue message's attributes. A FIFO topic takes
+// FIFO and standard queues, a standard topic standard queues; a FIFO topic requires a group id, drops a
+// message whose deduplication id (explicit, or the SHA-256 of the message with
+// [WithTopicContentBasedDeduplication]) it accepted in the last 5 minutes, delivers each group in publish
+// order, and passes the group and deduplication ids on to its queues. A message a queue refuses goes to the
+// subscription's dead-letter queue, or is lost, and Publish does not fail for it.
+//
+// Filter policies are SNS's language ([ParseFilterPolicy]): exact strings and numbers, prefix, suffix,
+// equals-ignore-case, anything-but, numeric ranges, exists, cidr, "$or", and nested keys on the message body,
+// with SNS's limits (5 keys, 150 combinations, 256 KiB) and error texts. Publish checks messages as SNS does
+// (256 KiB with attributes, subject, attribute names and types, ids) with sentinels carrying SNS's error
+// codes, such as [ErrInvalidFilterPolicy] (InvalidParameter). [Topic.Metrics] returns the topic's CloudWatch
+// metrics as [TopicMetrics]. A standard topic signs its envelopes as SNS does with a [Signer] such as
+// [RSASigner] ([WithTopicSigner]); [Envelope.Verify] checks them. A topic, like a queue, starts no goroutines
+// and reads time only from its clock ([WithTopicClock]). The documentation of the repository, docs/topics.md,
+// gives the envelope's layout, the whole policy language and the choices made where SNS is silent.
+//
 // # Packages
 //
 // The root package needs nothing but the standard library and a B-tree. The packages under it each bring
@@ -262,7 +286,7 @@
 // # Logging
 //
 // fifoq logs through [log/slog], only where given a logger: [WithLogger] for a queue, [ConsumerOptions.Logger]
-// for a Consumer. Nothing is logged under a queue's lock. The records:
+// for a Consumer, [WithTopicLogger] for a topic. Nothing is logged under a queue's lock. The records:
 //
 //   - "fifoq: message moved to the dead-letter queue", at Warn, one per message, from the source queue's
 //     logger: queue, dead_letter_queue, message_id, receive_count, and group when the message has one.
@@ -273,6 +297,10 @@
 //     at Error, whatever its outcome. Keys: queue (when the [Source] has a Name method, as a *[Queue] has),
 //     outcome ([Outcome.String]), batch_size, groups (how many), group (when there is exactly one),
 //     failed, filtered, duration (of the handler call), error, stack and delete_error (when there is one).
+//   - From a topic's logger ([WithTopicLogger]), one record per failed delivery: "fifoq: notification moved to
+//     the dead-letter queue" at Warn, "fifoq: notification lost" at Error (no dead-letter queue, or it refused
+//     the message too). Keys: topic, subscription (its ARN), queue, message_id, error, group when the message
+//     has one, dead_letter_queue when the subscription has one, and dead_letter_error when it refused.
 //
 // The keys are snake_case and stable: a key is not renamed in a later version, and means the same in every
 // record that has it, so log queries and [slog.HandlerOptions.ReplaceAttr] functions can rely on them.

@@ -2,6 +2,11 @@
 // sub-tasks, processors run them in parallel through a Consumer, and a batch record decides when the last
 // one has finished, so that a consolidator runs exactly once.
 //
+// The ventilator publishes the sub-tasks to a topic, as it would to SNS in front of SQS: the processors'
+// queue is subscribed with raw delivery, so it gets each sub-task as it was published, and an audit queue
+// is subscribed too, getting SNS's envelope of every sub-task for the job's record. Adding a consumer of
+// the sub-tasks is a subscription, not a change to the ventilator.
+//
 // Delivery is at least once, so the processors see sub-tasks more than once: the ventilator sends some of
 // them twice (as a ventilator retried after a timeout would), and some processors "crash" after recording
 // their result but before the message is deleted, so the sub-task is delivered again. The batch record
@@ -69,16 +74,34 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The topic the ventilator publishes to, and its two subscribers.
+	topic, err := fifoq.NewTopic("sub-tasks", fifoq.WithTopicClock(clk))
+	if err != nil {
+		return err
+	}
+	if _, err := topic.Subscribe(q, fifoq.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+		return err
+	}
+	audit, err := fifoq.New("audit", fifoq.WithClock(clk))
+	if err != nil {
+		return err
+	}
+	if _, err := topic.Subscribe(audit, fifoq.SubscriptionAttributes{}); err != nil {
+		return err
+	}
 	ctx := context.Background()
 
 	db := newStore()
 	rng := rand.New(rand.NewPCG(seed, 0))
-	sent, err := ventilate(ctx, q, db, rng)
+	sent, err := ventilate(ctx, topic, db, rng)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "ventilator: job %q split into %d sub-tasks, %d messages sent (%d sub-tasks sent twice)\n",
 		jobID, len(text), sent, sent-len(text))
+	if err := checkAudit(w, audit, topic, sent); err != nil {
+		return err
+	}
 
 	p := &processor{db: db, crashes: newChaos(seed, 40)}
 	c, err := fifoq.NewConsumer(q, p.handle, fifoq.ConsumerOptions{
@@ -123,9 +146,9 @@ type subTask struct {
 	Line  string `json:"line"`
 }
 
-// ventilate creates the batch record, then sends one message per sub-task. Some sub-tasks are sent
-// twice, chosen by rng, as by a ventilator that timed out waiting for an answer and sent again.
-func ventilate(ctx context.Context, q *fifoq.Queue, db *store, rng *rand.Rand) (sent int, err error) {
+// ventilate creates the batch record, then publishes one message per sub-task. Some sub-tasks are published
+// twice, chosen by rng, as by a ventilator that timed out waiting for an answer and published again.
+func ventilate(ctx context.Context, topic *fifoq.Topic, db *store, rng *rand.Rand) (sent int, err error) {
 	if err := db.createBatch(jobID, len(text)); err != nil {
 		return 0, err
 	}
@@ -139,13 +162,42 @@ func ventilate(ctx context.Context, q *fifoq.Queue, db *store, rng *rand.Rand) (
 			copies = 2
 		}
 		for range copies {
-			if _, err := q.Send(ctx, fifoq.Message{Body: string(body)}); err != nil {
+			m := fifoq.TopicMessage{
+				Message:    string(body),
+				Attributes: map[string]fifoq.Attribute{"job": {DataType: "String", StringValue: jobID}},
+			}
+			if _, err := topic.Publish(ctx, m); err != nil {
 				return sent, err
 			}
 			sent++
 		}
 	}
 	return sent, nil
+}
+
+// checkAudit reads the audit queue: one SNS envelope per message published, from the topic, each with its
+// sub-task as the message and the job as an attribute.
+func checkAudit(w io.Writer, audit *fifoq.Queue, topic *fifoq.Topic, sent int) error {
+	n := 0
+	for s := range audit.Messages() {
+		e, err := fifoq.ParseEnvelope(s.Body)
+		if err != nil {
+			return err
+		}
+		var t subTask
+		if err := json.Unmarshal([]byte(e.Message), &t); err != nil {
+			return err
+		}
+		if e.TopicARN != topic.ARN() || e.MessageAttributes["job"].Value != t.Job {
+			return fmt.Errorf("audit: envelope of topic %s, job %q, for a sub-task of job %q", e.TopicARN, e.MessageAttributes["job"].Value, t.Job)
+		}
+		n++
+	}
+	if n != sent {
+		return fmt.Errorf("audit: %d envelopes, want %d", n, sent)
+	}
+	fmt.Fprintf(w, "audit: %d envelopes from topic %s, one per message published\n", n, topic.ARN())
+	return nil
 }
 
 // errCrash is the failure of a processor that crashed after its work, before the message was deleted.

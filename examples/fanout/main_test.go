@@ -23,6 +23,7 @@ func TestRun(t *testing.T) {
 	// are fixed by the seed, per sub-task.
 	want := []string{
 		`ventilator: job "count-words" split into 12 sub-tasks, 16 messages sent (4 sub-tasks sent twice)`,
+		"audit: 16 envelopes from topic arn:aws:sns:us-east-1:000000000000:sub-tasks, one per message published",
 		"processors: 21 deliveries of 16 messages: 5 crashes before the delete brought sub-tasks back (4 at random, 1 right after the consolidator)",
 		"processors: 12 sub-tasks counted, 9 repeated deliveries ignored by the conditional status",
 		"batch record: total 12, finished 12, status consolidated (an unconditional counter would read 21)",

@@ -2,7 +2,10 @@
 // categories, users subscribe to categories, and every subscriber of a category gets one email per new
 // post in it.
 //
-// Creating a post only sends it to a FIFO queue, grouped by category. The rest is a two-level fan-out:
+// Creating a post only publishes it to a FIFO topic, posts.fifo, as SNS in front of SQS: grouped by
+// category, deduplicated by post id, with the category as a message attribute. The scheduler's queue is
+// subscribed with raw delivery; a music feed's queue is subscribed with a filter policy on the category, so
+// it gets the music posts only, and in order. The rest is a two-level fan-out:
 //
 //	posts.fifo -> scheduler  : reads the category's subscribers from the cache and splits them into jobs
 //	                           of at most 300 users, sent to the jobs queue
@@ -102,7 +105,10 @@ func run(w io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "API: created %d posts, each sent to posts.fifo\n", len(posts))
+	fmt.Fprintf(w, "API: created %d posts, each published to the topic posts.fifo\n", len(posts))
+	if err := a.checkFeed(w); err != nil {
+		return err
+	}
 
 	if err := a.runConsumers(ctx, cancel); err != nil {
 		return err
@@ -129,7 +135,9 @@ type app struct {
 	outbox      *outbox
 
 	clk                 *fifoq.ManualClock
+	topic               *fifoq.Topic // posts.fifo, which the API publishes to
 	posts, jobs, emails *fifoq.Queue
+	musicFeed           *fifoq.Queue // the music posts, through a filter policy
 
 	// Injected failures.
 	schedulerCrash, dispatcherCrash, mailServer, senderCrash *chaos
@@ -148,8 +156,21 @@ func newApp(clk *fifoq.ManualClock) (*app, error) {
 		senderCrash:     newChaos(seed, "sender", 3),
 	}
 	var err error
-	// posts.fifo keeps the posts of a category in order and drops a post sent twice (deduplication id).
+	// The topic posts.fifo keeps the posts of a category in order and drops a post published twice
+	// (deduplication id); the queue posts.fifo gets them all, music-feed.fifo the music posts.
+	if a.topic, err = fifoq.NewTopic("posts.fifo", fifoq.WithTopicClock(clk)); err != nil {
+		return nil, err
+	}
 	if a.posts, err = fifoq.New("posts.fifo", fifoq.WithClock(clk)); err != nil {
+		return nil, err
+	}
+	if _, err = a.topic.Subscribe(a.posts, fifoq.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+		return nil, err
+	}
+	if a.musicFeed, err = fifoq.New("music-feed.fifo", fifoq.WithClock(clk)); err != nil {
+		return nil, err
+	}
+	if _, err = a.topic.Subscribe(a.musicFeed, fifoq.SubscriptionAttributes{FilterPolicy: musicPolicy}); err != nil {
 		return nil, err
 	}
 	// The other two are standard queues: order does not matter there, throughput does.
@@ -176,10 +197,46 @@ func subscribe(rng *rand.Rand) map[string]map[int]bool {
 	return subs
 }
 
-// createPost is the API: it stores the post (not shown) and hands it to the push system, nothing more.
+// musicPolicy is the music feed's filter policy, on the category attribute of the posts.
+const musicPolicy = `{"category": ["music"]}`
+
+// createPost is the API: it stores the post (not shown) and publishes it to the push system, nothing more.
 func (a *app) createPost(ctx context.Context, p post) error {
-	_, err := a.posts.Send(ctx, fifoq.Message{Body: encode(p), GroupID: p.Category, DeduplicationID: p.ID})
+	_, err := a.topic.Publish(ctx, fifoq.TopicMessage{
+		Message:         encode(p),
+		GroupID:         p.Category,
+		DeduplicationID: p.ID,
+		Attributes:      map[string]fifoq.Attribute{"category": {DataType: "String", StringValue: p.Category}},
+	})
 	return err
+}
+
+// checkFeed checks the music feed: the music posts in publish order, each in SNS's envelope, and no other.
+func (a *app) checkFeed(w io.Writer) error {
+	var got, want []string
+	for _, p := range posts {
+		if p.Category == "music" {
+			want = append(want, p.ID)
+		}
+	}
+	for s := range a.musicFeed.Messages() {
+		e, err := fifoq.ParseEnvelope(s.Body)
+		if err != nil {
+			return err
+		}
+		var p post
+		if err := json.Unmarshal([]byte(e.Message), &p); err != nil {
+			return err
+		}
+		got = append(got, p.ID)
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("music feed: posts %v, want %v", got, want)
+	}
+	m := a.topic.Metrics()
+	fmt.Fprintf(w, "topic: music-feed.fifo got posts %v through the filter policy %s; %d notifications delivered, %d filtered out\n",
+		got, musicPolicy, m.Delivered, m.FilteredOut)
+	return nil
 }
 
 // runConsumers runs the scheduler, the dispatcher and the sender until every queue is empty.

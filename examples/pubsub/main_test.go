@@ -23,7 +23,8 @@ func TestRun(t *testing.T) {
 	// the injected failures are fixed by the seed, per post, job and (user, post).
 	want := []string{
 		"subscribers: 1000 users; entertainment 336 movies 232 music 700 sports 399",
-		"API: created 6 posts, each sent to posts.fifo",
+		"API: created 6 posts, each published to the topic posts.fifo",
+		`topic: music-feed.fifo got posts [p1 p3 p6] through the filter policy {"category": ["music"]}; 9 notifications delivered, 3 filtered out`,
 		"scheduler: 6 posts -> 14 jobs of at most 300 users; it crashed 1 time(s) after sending, so 15 job messages were sent",
 		"dispatcher: 15 job messages -> 4089 email messages; it crashed 7 time(s) half-way through a job",
 		"sender: 4469 deliveries; 221 refused by the mail server and retried, 159 crashes before the delete",

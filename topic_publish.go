@@ -1,0 +1,544 @@
+package fifoq
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A TopicMessage is what a publisher publishes to a [Topic]: the parameters of SNS's Publish.
+type TopicMessage struct {
+	// Message is the message, 1 character or more of UTF-8: the body a queue receives, raw or in the
+	// envelope's Message.
+	Message string
+	// Subject is the envelope's Subject; "" for none. Raw delivery drops it.
+	Subject string
+	// MessageStructure is "" or "json". With "json", Message is a JSON object of strings, one per
+	// protocol: a queue receives its "sqs" entry, or its "default" entry, which it must have.
+	MessageStructure string
+	// GroupID (MessageGroupId) is required on FIFO topics, whose messages of one group reach a queue in
+	// publish order. A standard topic passes it on to its queues (fair queues), where it has no effect on
+	// order.
+	GroupID string
+	// DeduplicationID (MessageDeduplicationId) makes a FIFO topic drop a second message with the same id
+	// for 5 minutes. FIFO only; required unless the topic has content-based deduplication, where a message
+	// without one is deduplicated by the SHA-256 of Message. A FIFO queue receives it as its
+	// deduplication id.
+	DeduplicationID string
+	// Attributes are the message attributes: DataType "String", "String.Array" (a JSON array of strings,
+	// numbers, true, false and null, as a string), "Number" or "Binary", each optionally with a custom
+	// ".suffix". They count toward the message size.
+	Attributes map[string]Attribute
+}
+
+// PublishResult is what a publish tells the publisher.
+type PublishResult struct {
+	MessageID      string // the message's id (MessageId), which its envelopes carry
+	SequenceNumber string // FIFO only: 20 decimal digits, increasing
+	Duplicate      bool   // FIFO: accepted but dropped as a duplicate; MessageID is the original's
+}
+
+// The limits of a published message.
+const (
+	maxTopicMessageSize = 256 << 10 // message and attributes; also a whole PublishBatch
+	maxSubjectLength    = 99        // characters: "less than 100"
+	maxTopicAttrName    = 256
+	maxTopicAttrType    = 256
+)
+
+// CheckSubject returns ErrInvalidSubject unless subject is a valid Subject: 1..99 characters of UTF-8 text,
+// without line breaks or control characters, that starts with a letter, number or punctuation mark.
+// Publish reads an empty Subject as none, so it never rejects one; a front end whose protocol tells an empty
+// subject given from none calls CheckSubject for the subject it was given.
+func CheckSubject(subject string) error {
+	if subject == "" {
+		return reject(ErrInvalidSubject, "empty subject")
+	}
+	if !utf8.ValidString(subject) {
+		return reject(ErrInvalidSubject, "subject is not UTF-8")
+	}
+	if n := utf8.RuneCountInString(subject); n > maxSubjectLength {
+		return reject(ErrInvalidSubject, "subject has %d characters, want 1..%d", n, maxSubjectLength)
+	}
+	first, _ := utf8.DecodeRuneInString(subject)
+	if !unicode.IsLetter(first) && !unicode.IsNumber(first) && !unicode.IsPunct(first) && !unicode.IsSymbol(first) {
+		return reject(ErrInvalidSubject, "subject starts with %q, want a letter, number or punctuation mark", first)
+	}
+	for _, r := range subject {
+		if unicode.IsControl(r) {
+			return reject(ErrInvalidSubject, "subject has the control character %q", r)
+		}
+	}
+	return nil
+}
+
+// A publication is a message accepted for publishing: checked, its caller's data copied.
+type publication struct {
+	msg     TopicMessage // attributes copied
+	content string       // what a queue receives: Message, or its "sqs" or "default" entry
+	size    int
+	dedupID string // FIFO: the explicit id or the content's SHA-256
+
+	messageID, seq, timestamp string
+}
+
+// prepare checks m as SNS's Publish does, in SNS's order, and returns it ready to publish; contentDedup is
+// the topic's setting.
+func (t *Topic) prepare(m *TopicMessage, contentDedup bool) (*publication, error) {
+	if m.Subject != "" {
+		if err := CheckSubject(m.Subject); err != nil {
+			return nil, err
+		}
+	}
+	if m.Message == "" {
+		return nil, reject(ErrEmptyTopicMessage, "empty message")
+	}
+	if !utf8.ValidString(m.Message) {
+		return nil, invalidParameter(ErrInvalidTopicMessage, "Message", "message is not UTF-8")
+	}
+	names := make([]string, 0, len(m.Attributes))
+	for name := range m.Attributes {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the first bad attribute, deterministically
+	for _, name := range names {
+		if err := checkTopicAttribute(name, m.Attributes[name]); err != nil {
+			return nil, err
+		}
+	}
+	size := topicMessageSize(m)
+	if size > maxTopicMessageSize {
+		return nil, reject(ErrTopicMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
+	}
+	if err := t.checkIDs(m, contentDedup); err != nil {
+		return nil, err
+	}
+	content, err := structuredContent(m)
+	if err != nil {
+		return nil, err
+	}
+	p := &publication{msg: *m, content: content, size: size}
+	p.msg.Attributes = cloneAttributes(m.Attributes)
+	if t.fifo {
+		p.dedupID = m.DeduplicationID
+		if p.dedupID == "" {
+			sum := sha256.Sum256([]byte(m.Message))
+			p.dedupID = hex.EncodeToString(sum[:])
+		}
+	}
+	return p, nil
+}
+
+// checkIDs checks the group and deduplication ids of m: FIFO topics need a group id, and a deduplication id
+// unless contentDedup; standard topics take no deduplication id.
+func (t *Topic) checkIDs(m *TopicMessage, contentDedup bool) error {
+	if err := t.requireFIFOIDs(m, contentDedup); err != nil {
+		return err
+	}
+	if m.GroupID != "" && !validTopicID(m.GroupID) {
+		return invalidParameter(ErrTopicInvalidGroupID, "MessageGroupId Reason: MessageGroupId can only include "+
+			"alphanumeric and punctuation characters. 1 to 128 in length.", "%q", m.GroupID)
+	}
+	if m.DeduplicationID == "" {
+		return nil
+	}
+	if !t.fifo {
+		return invalidParameter(ErrTopicInvalidDeduplicationID, "MessageDeduplicationId Reason: The request includes "+
+			"MessageDeduplicationId parameter that is not valid for this topic type", "standard topic %s", t.name)
+	}
+	if !validTopicID(m.DeduplicationID) {
+		return invalidParameter(ErrTopicInvalidDeduplicationID, "MessageDeduplicationId Reason: MessageDeduplicationId "+
+			"can only include alphanumeric and punctuation characters. 1 to 128 in length.", "%q", m.DeduplicationID)
+	}
+	return nil
+}
+
+// requireFIFOIDs checks that a message to a FIFO topic has the ids it needs.
+func (t *Topic) requireFIFOIDs(m *TopicMessage, contentDedup bool) error {
+	switch {
+	case !t.fifo:
+		return nil
+	case m.GroupID == "":
+		return reject(ErrTopicMissingGroupID, "FIFO topic %s", t.name)
+	case m.DeduplicationID == "" && !contentDedup:
+		return reject(ErrTopicMissingDeduplicationID, "FIFO topic %s", t.name)
+	}
+	return nil
+}
+
+// validTopicID reports whether s is a valid group or deduplication id: 1..128 characters from '!' to '~'.
+func validTopicID(s string) bool {
+	if s == "" || len(s) > maxIDLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '!' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// topicMessageSize is the size SNS limits: the message, and each attribute's name, type and value.
+func topicMessageSize(m *TopicMessage) int {
+	n := len(m.Message)
+	for name, a := range m.Attributes {
+		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
+	}
+	return n
+}
+
+// structuredContent returns what a queue receives of m: Message, or with MessageStructure "json" its "sqs"
+// entry, else its "default" one.
+func structuredContent(m *TopicMessage) (string, error) {
+	switch m.MessageStructure {
+	case "":
+		return m.Message, nil
+	case "json":
+	default:
+		return "", invalidParameter(ErrInvalidTopicMessage, "MessageStructure", "message structure %q, want json", m.MessageStructure)
+	}
+	var entries map[string]any
+	if err := json.Unmarshal([]byte(m.Message), &entries); err != nil {
+		return "", invalidParameter(ErrInvalidTopicMessage, "Message Structure - JSON message body failed to parse",
+			"message structure json: %v", err)
+	}
+	def, ok := entries["default"].(string)
+	if !ok {
+		return "", invalidParameter(ErrInvalidTopicMessage, "Message Structure - No default entry in JSON message body",
+			"message structure json without a default string")
+	}
+	if s, ok := entries["sqs"].(string); ok {
+		return s, nil
+	}
+	return def, nil
+}
+
+// checkTopicAttribute checks one message attribute as SNS does.
+func checkTopicAttribute(name string, a Attribute) error {
+	if err := checkTopicAttributeName(name); err != nil {
+		return err
+	}
+	base, custom, hasCustom := strings.Cut(a.DataType, ".")
+	if a.DataType == "" {
+		return badTopicAttribute(fmt.Sprintf("The message attribute '%s' must contain non-empty message attribute type.", name),
+			"attribute %q: no data type", name)
+	}
+	if base != "String" && base != "Number" && base != "Binary" || hasCustom && custom == "" ||
+		len(a.DataType) > maxTopicAttrType || !validChars(a.DataType) {
+		return badTopicAttribute(fmt.Sprintf("The message attribute '%s' has an invalid message attribute type, the set "+
+			"of supported type prefixes is Binary, Number, and String.", name), "attribute %q: data type %q", name, a.DataType)
+	}
+	field, empty := "String", a.StringValue == ""
+	wrong := a.BinaryValue != nil
+	if base == "Binary" {
+		field, empty, wrong = "Binary", len(a.BinaryValue) == 0, a.StringValue != ""
+	}
+	if empty && wrong {
+		return badTopicAttribute(fmt.Sprintf("The message attribute '%s' with type '%s' must use field '%s'.", name, a.DataType, field),
+			"attribute %q of type %q has its value in the wrong field", name, a.DataType)
+	}
+	if empty {
+		return badTopicAttribute(fmt.Sprintf("The message attribute '%s' must contain non-empty message attribute value "+
+			"for message attribute type '%s'.", name, a.DataType), "attribute %q: empty value", name)
+	}
+	if base != "Binary" && !utf8.ValidString(a.StringValue) {
+		return badTopicAttribute(fmt.Sprintf("The message attribute '%s' must contain a valid UTF-8 value.", name),
+			"attribute %q: the value is not UTF-8", name)
+	}
+	if base == "Number" && !validNumber(a.StringValue) {
+		return badTopicAttribute(fmt.Sprintf("Could not cast message attribute '%s' value to number.", name),
+			"attribute %q: %q is not a number", name, a.StringValue)
+	}
+	return nil
+}
+
+// checkTopicAttributeName checks a message attribute name: 1..256 characters of [A-Za-z0-9_.-], no leading,
+// trailing or doubled period, no AWS. or Amazon. prefix.
+func checkTopicAttributeName(name string) error {
+	switch {
+	case name == "":
+		return badTopicAttribute("The message attribute name can not be empty.", "empty attribute name")
+	case len(name) > maxTopicAttrName:
+		return badTopicAttribute("Length of message attribute name must be less than 256 bytes.",
+			"attribute name of %d bytes", len(name))
+	case name[0] == '.':
+		return badTopicAttribute("Invalid message attribute name starting with character '.' was found.",
+			"attribute name %q starts with a period", name)
+	case name[len(name)-1] == '.':
+		return badTopicAttribute("Invalid message attribute name ending with character '.' was found.",
+			"attribute name %q ends with a period", name)
+	}
+	for i, r := range name {
+		if r < utf8.RuneSelf && (isWordChar(byte(r)) || r == '-' || r == '.') {
+			if r == '.' && name[i-1] == '.' {
+				return badTopicAttribute("Message attribute name can not have successive '.' character.",
+					"attribute name %q has two periods in a row", name)
+			}
+			continue
+		}
+		return badTopicAttribute(fmt.Sprintf("Invalid non-alphanumeric character '#x%X' was found in the message "+
+			"attribute name. Can only include alphanumeric characters, hyphens, underscores, or dots.", r),
+			"attribute name %q has %q", name, r)
+	}
+	if hasPrefixFold(name, "aws.") || hasPrefixFold(name, "amazon.") {
+		return badTopicAttribute("The message attribute name can not start with the reserved prefix AWS. or Amazon.",
+			"attribute name %q has a reserved prefix", name)
+	}
+	return nil
+}
+
+// Publish publishes one message (Publish): it checks m as SNS does, then delivers it to each subscribed queue
+// whose filter policy it matches, before it returns. A message SNS would refuse returns a sentinel error and
+// is delivered nowhere. A delivery a queue refuses does not fail the call: the message goes to the
+// subscription's dead-letter queue, if it has one, and counts in [Topic.Metrics]. On a FIFO topic a message
+// whose deduplication id was accepted in the last 5 minutes is accepted but not delivered: the result has
+// Duplicate set and the original's MessageID and SequenceNumber. Deliveries go on if ctx is cancelled once
+// the message is accepted.
+func (t *Topic) Publish(ctx context.Context, m TopicMessage) (PublishResult, error) {
+	if err := ctx.Err(); err != nil {
+		return PublishResult{}, err
+	}
+	p, err := t.prepare(&m, t.Attributes().ContentBasedDeduplication)
+	if err != nil {
+		return PublishResult{}, err
+	}
+	if t.fifo {
+		t.order.Lock()
+		defer t.order.Unlock()
+	}
+	res, subs, err := t.accept(p)
+	if err != nil || res.Duplicate {
+		return res, err
+	}
+	t.deliver(context.WithoutCancel(ctx), p, subs)
+	return res, nil
+}
+
+// PublishBatch publishes 1..10 messages, in order (PublishBatch). The whole call fails, publishing nothing,
+// when the batch has no entries (ErrTopicEmptyBatch) or more than 10 (ErrTopicTooManyEntries), when its
+// messages and their attributes add up to more than 256 KiB (ErrTopicBatchTooLong), or on a FIFO topic when
+// an entry lacks a group id or a needed deduplication id. An entry that fails Publish's other checks fails
+// alone: its result is zero and the returned *BatchError names it, while the other entries are published
+// (entries reached after a concurrent [Topic.Delete] fail with ErrTopicNotFound).
+// Batch entries have no ids here: a front end maps each entry's Id to its position.
+func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage) ([]PublishResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, reject(ErrTopicEmptyBatch, "no entries")
+	}
+	if len(ms) > MaxBatchEntries {
+		return nil, reject(ErrTopicTooManyEntries, "%d entries, at most %d", len(ms), MaxBatchEntries)
+	}
+	total := 0
+	for i := range ms {
+		total += topicMessageSize(&ms[i])
+	}
+	if total > maxTopicMessageSize {
+		return nil, reject(ErrTopicBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
+	}
+	contentDedup := t.Attributes().ContentBasedDeduplication
+	for i := range ms {
+		if err := t.requireFIFOIDs(&ms[i], contentDedup); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+	}
+	pubs := make([]*publication, len(ms))
+	var failed []EntryError
+	for i := range ms {
+		p, err := t.prepare(&ms[i], contentDedup)
+		if err != nil {
+			failed = append(failed, EntryError{Index: i, Err: err})
+			continue
+		}
+		pubs[i] = p
+	}
+	if t.fifo {
+		t.order.Lock()
+		defer t.order.Unlock()
+	}
+	results := make([]PublishResult, len(ms))
+	dctx := context.WithoutCancel(ctx)
+	for i, p := range pubs {
+		if p == nil {
+			continue
+		}
+		res, subs, err := t.accept(p)
+		if err != nil { // the topic was deleted meanwhile: this entry and those after it fail
+			failed = append(failed, EntryError{Index: i, Err: err})
+			continue
+		}
+		results[i] = res
+		if !res.Duplicate {
+			t.deliver(dctx, p, subs)
+		}
+	}
+	if failed != nil {
+		slices.SortFunc(failed, func(a, b EntryError) int { return a.Index - b.Index })
+		return results, &BatchError{Entries: failed}
+	}
+	return results, nil
+}
+
+// accept takes p in: on a FIFO topic it deduplicates and numbers it. It returns the result and the
+// subscriptions to deliver to.
+func (t *Topic) accept(p *publication) (PublishResult, []*Subscription, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.deleted {
+		return PublishResult{}, nil, reject(ErrTopicNotFound, "%s", t.name)
+	}
+	now := t.nowLocked()
+	t.counters.published.Add(1)
+	t.counters.publishedBytes.Add(uint64(p.size))
+	if t.fifo {
+		if seq, dup := t.dedup.lookup(p.dedupID, now); dup {
+			t.counters.duplicates.Add(1)
+			return PublishResult{MessageID: t.fifoMessageID(seq), SequenceNumber: sequenceNumber(seq), Duplicate: true}, nil, nil
+		}
+		t.nextSeq++
+		t.dedup.add(p.dedupID, t.nextSeq, now)
+		p.messageID, p.seq = t.fifoMessageID(t.nextSeq), sequenceNumber(t.nextSeq)
+	} else {
+		p.messageID = newUUID()
+	}
+	p.timestamp = t.epoch.Add(now).UTC().Format(snsTimestamp)
+	return PublishResult{MessageID: p.messageID, SequenceNumber: p.seq}, t.subs, nil
+}
+
+// snsTimestamp is the layout of an envelope's Timestamp.
+const snsTimestamp = "2006-01-02T15:04:05.000Z"
+
+func sequenceNumber(seq uint64) string { return fmt.Sprintf("%020d", seq) }
+
+// fifoMessageID returns the MessageID of a FIFO topic's message seq: UUID-shaped, unique per topic, the same
+// for a duplicate's result as for the original's, from the topic's ARN and epoch and seq.
+func (t *Topic) fifoMessageID(seq uint64) string {
+	h := sha256.New()
+	h.Write([]byte(t.arn))
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(t.epoch.UnixNano()))
+	binary.BigEndian.PutUint64(b[8:], seq)
+	h.Write(b[:])
+	copy(b[:], h.Sum(nil))
+	return formatUUID(b, 8) // version 8: a custom layout
+}
+
+// deliver delivers p to each of subs whose filter policy it matches.
+func (t *Topic) deliver(ctx context.Context, p *publication, subs []*Subscription) {
+	filtered := p.msg
+	filtered.Message = p.content
+	view := newMessageView(&filtered)
+	for _, s := range subs {
+		cfg := s.cfg.Load()
+		if cfg.policy != nil {
+			if t.countFiltered(cfg.policy.evaluate(&filtered, view)) {
+				continue
+			}
+		}
+		qm, err := t.queueMessage(s, cfg, p)
+		if err == nil {
+			_, err = s.queue.Send(ctx, qm)
+		}
+		if err == nil {
+			t.counters.delivered.Add(1)
+			continue
+		}
+		t.counters.failed.Add(1)
+		t.redrive(ctx, s, cfg, p, qm, err)
+	}
+}
+
+// countFiltered counts a filter's outcome; it reports whether the message was filtered out.
+func (t *Topic) countFiltered(o filterOutcome) bool {
+	c := &t.counters
+	switch o {
+	case filterMatch:
+		return false
+	case filterNoAttributes:
+		c.filteredNoAttributes.Add(1)
+	case filterInvalidAttributes:
+		c.filteredInvalidAttrs.Add(1)
+	case filterInvalidBody:
+		c.filteredBody.Add(1)
+	default:
+		c.filteredOut.Add(1)
+	}
+	return true
+}
+
+// queueMessage returns the message subscription s sends its queue for p: the envelope, or with raw delivery
+// the content and the attributes. A FIFO queue gets the deduplication id; every queue gets the group id.
+// The error is a signer's: the message is then unsigned.
+func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *publication) (Message, error) {
+	qm := Message{GroupID: p.msg.GroupID}
+	if s.queue.FIFO() {
+		qm.DeduplicationID = p.dedupID
+	}
+	if cfg.attrs.RawMessageDelivery {
+		qm.Body = p.content
+		qm.Attributes = cloneAttributes(p.msg.Attributes)
+		return qm, nil
+	}
+	e, err := t.envelope(s, p)
+	qm.Body = string(e.marshal())
+	return qm, err
+}
+
+// redrive sends qm, which s's queue refused with cause, to s's dead-letter queue, and logs the failure.
+func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionConfig, p *publication, qm Message, cause error) {
+	dlq := cfg.attrs.DeadLetterQueue
+	var dlqErr error
+	if dlq != nil {
+		dm := qm
+		dm.DeduplicationID = ""
+		if dlq.FIFO() {
+			dm.DeduplicationID = p.dedupID
+		}
+		if _, dlqErr = dlq.Send(ctx, dm); dlqErr == nil {
+			t.counters.redriven.Add(1)
+		} else {
+			t.counters.failedToRedrive.Add(1)
+		}
+	}
+	if t.logger == nil {
+		return
+	}
+	level, msg := slog.LevelError, "fifoq: notification lost"
+	attrs := []slog.Attr{
+		slog.String(attrTopic, t.name),
+		slog.String(attrSubscription, s.arn),
+		slog.String(attrQueue, s.queue.Name()),
+		slog.String(attrMessageID, p.messageID),
+		slog.Any(attrError, cause),
+	}
+	if p.msg.GroupID != "" {
+		attrs = append(attrs, slog.String(attrGroup, p.msg.GroupID))
+	}
+	if dlq != nil {
+		attrs = append(attrs, slog.String(attrDeadLetterQueue, dlq.Name()))
+		if dlqErr == nil {
+			level, msg = slog.LevelWarn, "fifoq: notification moved to the dead-letter queue"
+		} else {
+			attrs = append(attrs, slog.Any(attrDeadLetterError, dlqErr))
+		}
+	}
+	t.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// The keys topics add to those of log.go.
+const (
+	attrTopic           = "topic"             // the topic's name
+	attrSubscription    = "subscription"      // the subscription's ARN
+	attrDeadLetterError = "dead_letter_error" // what the dead-letter queue refused a message with
+)
