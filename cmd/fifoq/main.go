@@ -1,7 +1,9 @@
 // Command fifoq serves fifoq queues over the Amazon SQS wire API, for clients in any language:
 //
-//	go install github.com/fifoq/fifoq/cmd/fifoq@latest
+//	go install ./cmd/fifoq   # from a clone; go install github.com/fifoq/fifoq/cmd/fifoq@latest once released
 //	fifoq serve [--addr 127.0.0.1:9324] [--data-dir DIR] [--queue name[,Attr=Value...]]... [--config file.json]
+//	fifoq health [--addr host:port]   # exit 0 when the server's /health answers 200, else 1
+//	fifoq version                     # the module version and the VCS revision of the binary
 //
 // Point an AWS SDK or the AWS CLI at the printed endpoint (for example
 // "aws --endpoint-url http://127.0.0.1:9324 sqs list-queues"). Run "fifoq serve -h" for the flags; each has an
@@ -73,6 +75,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -86,6 +89,8 @@ func main() {
 	stop()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUnhealthy):
+		os.Exit(1) // said on stderr already; a HEALTHCHECK takes 1 for unhealthy (Docker reserves 2)
 	case errors.Is(err, errUsage):
 		os.Exit(2)
 	case err != nil:
@@ -107,11 +112,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
-		return serve(ctx, cfg, stdout, stderr)
+		err = serve(ctx, cfg, stdout, stderr)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			// A queue declared on the command line or in the config file that cannot be created: the
+			// command line's fault, as a bad flag is, so it exits 2.
+			fmt.Fprintf(stderr, "fifoq serve: %v\n", ue.err)
+			return fmt.Errorf("%w: %w", errUsage, ue.err)
+		}
+		return err
+	case "health":
+		return runHealth(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "-version", "--version":
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "fifoq: unknown command %q\n%s", args[0], usage)
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "fifoq: %s before a command: flags come after it, as in fifoq serve %s\n%s", args[0], args[0], usage)
+		return errUsage
+	}
+	fmt.Fprintf(stderr, "fifoq: unknown command %q%s\n%s", args[0], suggest(args[0], commands), usage)
 	return errUsage
 }
