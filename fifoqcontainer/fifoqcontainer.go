@@ -26,9 +26,9 @@ const (
 
 // A Container is fifoq serve running in a container. Its methods are safe for concurrent use.
 type Container struct {
-	testcontainers.Container
-	port      string // the container's port: Port, or the host's with WithHostNetwork
-	accountID string
+	testcontainers.Container        // the running container: Host, MappedPort, Inspect, Exec, Logs, Terminate, ...
+	port                     string // the container's port: Port, or the host's with WithHostNetwork
+	accountID                string
 }
 
 // Run starts the image img (such as "fifoq:dev", which "bash .ci/image" builds) with the options, and

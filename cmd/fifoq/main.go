@@ -42,7 +42,13 @@
 //
 // With --console-addr, another listener serves the web console of package github.com/fifoq/fifoq/fifoqweb
 // (with --console-read-only it changes nothing), and its URL follows the others on stdout. Beyond loopback it
-// needs --allow-remote and --credentials, whose access keys are its HTTP basic logins.
+// needs --allow-remote and --credentials, whose access keys are its HTTP basic logins. A failed login makes
+// its client's address wait before its next request is looked at (100 ms, doubling with each failure in a
+// row up to a minute; 429 meanwhile), and is logged at Warn with the address.
+//
+// "fifoq health" exits 0 when the /health of the server at --addr (or FIFOQ_ADDR; a wildcard host is asked on
+// 127.0.0.1) answers 200, else 1, with one line: the container image's HEALTHCHECK. "fifoq version" prints
+// the module version and the VCS revision from the binary's build information.
 //
 // On SIGINT or SIGTERM the server shuts down: /health turns to 503, the listener closes, the ReceiveMessage
 // long polls in progress are answered at once with no messages (as a wait that ends does; none had taken a
