@@ -22,6 +22,8 @@ var errUsage = errors.New("usage")
 const usage = `Usage:
   fifoq serve [flags]   serve fifoq queues over the Amazon SQS API, in memory or in --data-dir
                         (fifoq serve -h for the flags)
+  fifoq health [flags]  exit 0 if a server's /health answers 200, else 1 (fifoq health -h)
+  fifoq version         print the module version and the VCS revision of this binary
 `
 
 const serveUsage = `Usage: fifoq serve [flags]

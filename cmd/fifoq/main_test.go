@@ -133,7 +133,9 @@ func TestRunUsage(t *testing.T) {
 	require.ErrorIs(t, run(t.Context(), []string{"frobnicate"}, noEnv, &stdout, &stderr), errUsage)
 	require.Contains(t, stderr.String(), `unknown command "frobnicate"`)
 	require.NoError(t, run(t.Context(), []string{"help"}, noEnv, &stdout, &stderr))
-	require.Contains(t, stdout.String(), "fifoq serve")
+	for _, cmd := range []string{"fifoq serve", "fifoq health", "fifoq version"} {
+		require.Contains(t, stdout.String(), cmd, "the usage lists every command")
+	}
 
 	stderr.Reset()
 	require.ErrorIs(t, run(t.Context(), []string{"serve", "-h"}, noEnv, &stdout, &stderr), flag.ErrHelp)
