@@ -144,7 +144,7 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) base(w http.ResponseWriter, r *http.Request, title string) basePage {
-	b := basePage{Title: title, ReadOnly: h.readOnly}
+	b := basePage{Title: title, ReadOnly: h.readOnly, Version: h.version}
 	if !h.readOnly {
 		b.CSRF = h.csrfToken(w, r)
 	}

@@ -34,6 +34,7 @@ type Handler struct {
 	guard    http.Handler
 	pages    *template.Template
 	owner    MoveTasks // nil: the console runs its redrives itself
+	version  string    // shown in the header of every page; "" for none
 
 	mu    sync.Mutex               // guards the fields below
 	rates map[*fifoq.Queue]*sample // the counters of each queue at the last look, for its rates
@@ -46,6 +47,10 @@ type Option func(*Handler)
 // WithReadOnly makes the console show queues and change nothing when on is true: every action returns 403
 // Forbidden, and the pages offer none.
 func WithReadOnly(on bool) Option { return func(h *Handler) { h.readOnly = on } }
+
+// WithVersion shows v, such as the version of the program that serves the console ("fifoq v0.1.0"), in
+// the header of every page. Defaults to none.
+func WithVersion(v string) Option { return func(h *Handler) { h.version = v } }
 
 // WithMaxRequestBytes sets the largest request body an action takes; a larger one is refused with 413
 // Request Entity Too Large before any change. Defaults to 1 MiB and 64 KiB: a message of SQS's largest size
@@ -294,11 +299,12 @@ type basePage struct {
 	Title    string
 	ReadOnly bool
 	CSRF     string
+	Version  string // WithVersion's
 }
 
 // fail answers with an error page: one line naming the cause.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	p := errorPage{basePage{Title: http.StatusText(status), ReadOnly: h.readOnly}, status, msg}
+	p := errorPage{basePage{Title: http.StatusText(status), ReadOnly: h.readOnly, Version: h.version}, status, msg}
 	h.render(w, r, status, "error", p)
 }
 

@@ -59,13 +59,13 @@ func getQueueURL(s *Server, c *call, in *getQueueURLInput) (output, error) {
 	ns := s.requestNS(c.r)
 	if owner := in.QueueOwnerAWSAccountId; owner != "" {
 		if owner != s.account && !isAccountID(owner) {
-			return nil, queueDoesNotExist(!c.json)
+			return nil, s.unknownQueue(c, namespace{account: owner, region: ns.region}, in.QueueName)
 		}
 		ns.account = owner
 	}
 	qs := s.lookup(ns, in.QueueName)
 	if qs == nil {
-		return nil, queueDoesNotExist(!c.json)
+		return nil, s.unknownQueue(c, ns, in.QueueName)
 	}
 	return queueURLOutput(c.urlOf(qs)), nil
 }

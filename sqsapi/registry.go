@@ -368,14 +368,14 @@ func (s *Server) resolveBytes(c *call, queueURL []byte) (*queueState, error) {
 		case isAccountID(string(account)):
 			ns.account = string(account)
 		default:
-			return nil, queueDoesNotExist(!c.json)
+			return nil, s.unknownQueue(c, namespace{account: string(account), region: ns.region}, string(name))
 		}
 	}
 	s.mu.RLock()
 	qs := s.queues[ns][string(name)]
 	s.mu.RUnlock()
 	if qs == nil {
-		return nil, queueDoesNotExist(!c.json)
+		return nil, s.unknownQueue(c, ns, string(name))
 	}
 	c.queue = qs.name
 	return qs, nil

@@ -22,6 +22,8 @@ var errUsage = errors.New("usage")
 const usage = `Usage:
   fifoq serve [flags]   serve fifoq queues over the Amazon SQS API, in memory or in --data-dir
                         (fifoq serve -h for the flags)
+  fifoq health [flags]  exit 0 if a server's /health answers 200, else 1 (fifoq health -h)
+  fifoq version         print the module version and the VCS revision of this binary
 `
 
 const serveUsage = `Usage: fifoq serve [flags]
@@ -108,6 +110,9 @@ type serveConfig struct {
 type queueSpec struct {
 	Name       string
 	Attributes map[string]string
+	// origin says where the queue was declared, for its errors: "config FILE:LINE:COL", or the --queue flag
+	// or the FIFOQ_QUEUE variable with the value given.
+	origin string
 }
 
 // The environment variables of the one access key that can be given without a --credentials file.
@@ -124,11 +129,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	var flagQueues []queueSpec
 	var configFile, credentialsFile string
 	fs := flag.NewFlagSet("fifoq serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), serveUsage)
-		fs.PrintDefaults()
-	}
+	// The flag package would print the whole help after any error: this command prints one line and a hint
+	// instead (parseError), and the help only for -h.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	queueOrigin := "--queue" // FIFOQ_QUEUE while the environment is read
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:9324", "`host:port` to listen on; port 0 picks a free port")
 	fs.BoolVar(&cfg.allowRemote, "allow-remote", false,
 		"allow an --addr or a --metrics-addr that is not a loopback address (without --credentials, anyone who "+
@@ -140,8 +145,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		"`host:port` to serve the web console on; port 0 picks a free port; empty: no console. Beyond loopback "+
 			"it needs --allow-remote and --credentials, whose keys log in (user: access key id, password: secret)")
 	fs.BoolVar(&cfg.consoleReadOnly, "console-read-only", false, "the web console shows the queues and changes nothing")
-	fs.StringVar(&cfg.region, "region", "us-east-1", "default AWS `region`: of a request whose credentials and host name none")
-	fs.StringVar(&cfg.account, "account-id", "000000000000", "default AWS account `id`: of a request whose access key id is not a 12-digit account id")
+	fs.StringVar(&cfg.region, "region", "us-east-1",
+		"default AWS `region`: that of a request whose credential scope and endpoint host name no region, and of the queues of --queue and --config")
+	fs.StringVar(&cfg.account, "account-id", "000000000000",
+		"default AWS account `id`: that of a request whose access key id is not a 12-digit account id, and of the queues of --queue and "+
+			"--config; --account is the same flag")
 	fs.StringVar(&cfg.account, "account", "000000000000", "the same as --account-id")
 	fs.StringVar(&configFile, "config", "",
 		"JSON `file` of queues to create: {\"queues\":[{\"name\":\"orders.fifo\",\"attributes\":{\"ContentBasedDeduplication\":\"true\"}}]}")
@@ -152,6 +160,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 			if err != nil {
 				return err
 			}
+			q.origin = fmt.Sprintf("%s %q", queueOrigin, s)
 			flagQueues = append(flagQueues, q)
 			return nil
 		})
@@ -200,11 +209,15 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		f.Usage += " (env " + env[f.Name] + ")"
 	})
 
+	help := helpFlags(fs, "account") // before Parse, so that the defaults shown are the defaults
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, serveUsage)
+			help.SetOutput(stderr)
+			help.PrintDefaults()
 			return serveConfig{}, err
 		}
-		return serveConfig{}, fmt.Errorf("%w: %w", errUsage, err)
+		return serveConfig{}, fmt.Errorf("%w: %w", errUsage, parseError(stderr, "fifoq serve", fs, err))
 	}
 	fail := func(err error) (serveConfig, error) {
 		fmt.Fprintf(stderr, "fifoq serve: %v\n", err)
@@ -229,6 +242,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 			return
 		}
 		if f.Name == "queue" {
+			queueOrigin = name
 			for s := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == ';' || r == '\n' }) {
 				if strings.TrimSpace(s) == "" {
 					continue
@@ -358,19 +372,26 @@ func isAttributeName(s string) bool {
 // decodeFile decodes the JSON object in the file at path into v: unknown fields are errors, so that a typo
 // does not go unnoticed, and so is anything after the object.
 func decodeFile(what, path string, v any) error {
+	_, err := decodeFileData(what, path, v)
+	return err
+}
+
+// decodeFileData is decodeFile, and returns the file's content. Its errors name the file, and the line and
+// the column where it can tell them (jsonError).
+func decodeFileData(what, path string, v any) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s %s: %w", what, path, err)
+		return nil, jsonError(what, path, data, err)
 	}
 	if dec.More() {
-		return fmt.Errorf("%s %s: data after the JSON object", what, path)
+		return nil, fmt.Errorf("%s %s: data after the JSON object", what, where(path, data, dec.InputOffset()))
 	}
-	return nil
+	return data, nil
 }
 
 // loadConfig reads the queues of a JSON config file (an example is testdata/fifoq.json):
@@ -386,19 +407,25 @@ func loadConfig(path string) ([]queueSpec, error) {
 			Attributes map[string]json.RawMessage `json:"attributes"`
 		} `json:"queues"`
 	}
-	if err := decodeFile("config", path, &file); err != nil {
+	data, err := decodeFileData("config", path, &file)
+	if err != nil {
 		return nil, err
 	}
+	offsets := queueOffsets(data)
 	qs := make([]queueSpec, 0, len(file.Queues))
 	for i, fq := range file.Queues {
-		if fq.Name == "" {
-			return nil, fmt.Errorf("config %s: queue %d has no name", path, i)
+		at := path
+		if i < len(offsets) {
+			at = where(path, data, offsets[i])
 		}
-		q := queueSpec{Name: fq.Name}
+		if fq.Name == "" {
+			return nil, fmt.Errorf("config %s: queue %d has no name", at, i)
+		}
+		q := queueSpec{Name: fq.Name, origin: "config " + at}
 		for k, raw := range fq.Attributes {
 			v, err := attributeValue(raw)
 			if err != nil {
-				return nil, fmt.Errorf("config %s: queue %s: attribute %s: %w", path, fq.Name, k, err)
+				return nil, fmt.Errorf("config %s: queue %s: attribute %s: %w", at, fq.Name, k, err)
 			}
 			if q.Attributes == nil {
 				q.Attributes = make(map[string]string)

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net"
 	"net/http"
+	"runtime/debug"
+	"time"
 
 	"github.com/fifoq/fifoq/fifoqweb"
 	"github.com/fifoq/fifoq/sqsapi"
@@ -47,10 +48,11 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, ap
 	if err != nil {
 		return "", nil, fmt.Errorf("--console-addr: %w", err)
 	}
-	console := fifoqweb.New(api.NamedQueues, fifoqweb.WithReadOnly(cfg.consoleReadOnly), fifoqweb.WithMoveTasks(api))
+	console := fifoqweb.New(api.NamedQueues, fifoqweb.WithReadOnly(cfg.consoleReadOnly), fifoqweb.WithMoveTasks(api),
+		fifoqweb.WithVersion("fifoq "+shortVersion(debug.ReadBuildInfo)))
 	var h http.Handler = console
 	if cfg.credentials != nil {
-		h = basicAuth(maps.Clone(cfg.credentials), h)
+		h = basicAuth(maps.Clone(cfg.credentials), h, newLoginThrottle(time.Now), logger)
 	}
 	srv := &http.Server{
 		Handler:           h,
@@ -84,19 +86,4 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, ap
 			logger.Error("ending the console's redrives", "error", cerr)
 		}
 	}, nil
-}
-
-// basicAuth lets through the requests with an HTTP basic login of one of keys: an access key id as the
-// user, its secret access key as the password. The others get 401 and a challenge.
-func basicAuth(keys map[string]string, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, secret, ok := r.BasicAuth()
-		want, known := keys[id]
-		if !ok || !known || subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Basic realm="fifoq console", charset="UTF-8"`)
-			http.Error(w, "fifoq console: log in with an access key id of --credentials and its secret access key", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }

@@ -51,13 +51,20 @@ func makeStore(t *testing.T, dir string, n int, memTable uint64) {
 // listening; it checks that stderr is one line, with no stack and no module path.
 func failStart(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	return failStartStatus(t, 1, dir, args...)
+}
+
+// failStartStatus is failStart for a start that exits with status code: 2 for a command line at fault
+// (a declared queue's attributes refused), whose line starts "fifoq serve: ".
+func failStartStatus(t *testing.T, code int, dir string, args ...string) string {
+	t.Helper()
 	cmd := command(t, nil, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "stderr: %s", &stderr)
-	require.Equal(t, 1, exit.ExitCode(), "stderr: %s", &stderr)
+	require.Equal(t, code, exit.ExitCode(), "stderr: %s", &stderr)
 	require.Empty(t, out, "it never listened")
 	var lines []string // but the Info logs of the start
 	for l := range strings.Lines(stderr.String()) {
@@ -67,7 +74,7 @@ func failStart(t *testing.T, dir string, args ...string) string {
 	}
 	require.Len(t, lines, 1, "one line: %s", &stderr)
 	s := lines[0]
-	require.True(t, strings.HasPrefix(s, "fifoq: "), s)
+	require.True(t, strings.HasPrefix(s, map[int]string{1: "fifoq: ", 2: "fifoq serve: "}[code]), s)
 	for _, bad := range []string{"github.com/", "goroutine", ".go:", "<corruption detail carrier>", "\t"} {
 		require.NotContains(t, s, bad)
 	}
@@ -137,13 +144,13 @@ func TestServeFailedStartRemovesNewDir(t *testing.T) {
 	t.Parallel()
 	parent := filepath.Join(t.TempDir(), "new")
 	dir := filepath.Join(parent, "data")
-	line := failStart(t, dir, "--queue", "q,VisibilityTimeout=x")
+	line := failStartStatus(t, 2, dir, "--queue", "q,VisibilityTimeout=x")
 	require.Contains(t, line, "VisibilityTimeout")
 	_, err := os.Stat(parent)
 	require.ErrorIs(t, err, os.ErrNotExist, "the directories the start made are removed")
 
 	kept := t.TempDir()
-	failStart(t, kept, "--queue", "q,VisibilityTimeout=x")
+	failStartStatus(t, 2, kept, "--queue", "q,VisibilityTimeout=x")
 	names, err := os.ReadDir(kept)
 	require.NoError(t, err)
 	require.NotEmpty(t, names, "the store made in a directory that was there is left")

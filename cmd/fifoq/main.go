@@ -1,7 +1,9 @@
 // Command fifoq serves fifoq queues over the Amazon SQS wire API, for clients in any language:
 //
-//	go install github.com/fifoq/fifoq/cmd/fifoq@latest
+//	go install ./cmd/fifoq   # from a clone; go install github.com/fifoq/fifoq/cmd/fifoq@latest once released
 //	fifoq serve [--addr 127.0.0.1:9324] [--data-dir DIR] [--queue name[,Attr=Value...]]... [--config file.json]
+//	fifoq health [--addr host:port]   # exit 0 when the server's /health answers 200, else 1
+//	fifoq version                     # the module version and the VCS revision of the binary
 //
 // Point an AWS SDK or the AWS CLI at the printed endpoint (for example
 // "aws --endpoint-url http://127.0.0.1:9324 sqs list-queues"). Run "fifoq serve -h" for the flags; each has an
@@ -40,7 +42,13 @@
 //
 // With --console-addr, another listener serves the web console of package github.com/fifoq/fifoq/fifoqweb
 // (with --console-read-only it changes nothing), and its URL follows the others on stdout. Beyond loopback it
-// needs --allow-remote and --credentials, whose access keys are its HTTP basic logins.
+// needs --allow-remote and --credentials, whose access keys are its HTTP basic logins. A failed login makes
+// its client's address wait before its next request is looked at (100 ms, doubling with each failure in a
+// row up to a minute; 429 meanwhile), and is logged at Warn with the address.
+//
+// "fifoq health" exits 0 when the /health of the server at --addr (or FIFOQ_ADDR; a wildcard host is asked on
+// 127.0.0.1) answers 200, else 1, with one line: the container image's HEALTHCHECK. "fifoq version" prints
+// the module version and the VCS revision from the binary's build information.
 //
 // On SIGINT or SIGTERM the server shuts down: /health turns to 503, the listener closes, the ReceiveMessage
 // long polls in progress are answered at once with no messages (as a wait that ends does; none had taken a
@@ -73,6 +81,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -86,6 +95,8 @@ func main() {
 	stop()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUnhealthy):
+		os.Exit(1) // said on stderr already; a HEALTHCHECK takes 1 for unhealthy (Docker reserves 2)
 	case errors.Is(err, errUsage):
 		os.Exit(2)
 	case err != nil:
@@ -107,11 +118,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
-		return serve(ctx, cfg, stdout, stderr)
+		err = serve(ctx, cfg, stdout, stderr)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			// A queue declared on the command line or in the config file that cannot be created: the
+			// command line's fault, as a bad flag is, so it exits 2.
+			fmt.Fprintf(stderr, "fifoq serve: %v\n", ue.err)
+			return fmt.Errorf("%w: %w", errUsage, ue.err)
+		}
+		return err
+	case "health":
+		return runHealth(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "-version", "--version":
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "fifoq: unknown command %q\n%s", args[0], usage)
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "fifoq: %s before a command: flags come after it, as in fifoq serve %s\n%s", args[0], args[0], usage)
+		return errUsage
+	}
+	fmt.Fprintf(stderr, "fifoq: unknown command %q%s\n%s", args[0], suggest(args[0], commands), usage)
 	return errUsage
 }

@@ -51,8 +51,9 @@ func TestParseServe(t *testing.T) {
 			want: serveConfig{addr: "[::1]:0", region: "eu-west-1", account: "123456789012", logLevel: slog.LevelDebug,
 				logFormat: "text", shutdownTimeout: 3 * time.Second, maxRequestBytes: 8 << 20, maxHeaderBytes: 64 << 10,
 				queues: []queueSpec{
-					{Name: "a"},
-					{Name: "b.fifo", Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "60"}},
+					{Name: "a", origin: `--queue "a"`},
+					{Name: "b.fifo", Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "60"},
+						origin: `--queue "b.fifo,FifoQueue=true,VisibilityTimeout=60"`},
 				}}},
 		{name: "the other flags", args: []string{"--account-id", "111111111111", "--metrics-addr", "localhost:0",
 			"--log-format", "json", "--max-request-bytes", "2097152", "--max-header-bytes", "8192", "--data-dir", "/tmp/q"},
@@ -72,7 +73,7 @@ func TestParseServe(t *testing.T) {
 				c.queues = []queueSpec{{Name: "src", Attributes: map[string]string{
 					"RedrivePolicy": `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":"3"}`,
 					"DelaySeconds":  "5",
-				}}}
+				}, origin: `--queue "src,RedrivePolicy={\"deadLetterTargetArn\":\"arn:aws:sqs:us-east-1:000000000000:dlq\",\"maxReceiveCount\":\"3\"},DelaySeconds=5"`}}
 			})},
 
 		// The loopback rule.
@@ -91,7 +92,7 @@ func TestParseServe(t *testing.T) {
 		{name: "no port", args: []string{"--addr", "127.0.0.1"}, wantErr: "missing port"},
 
 		// Bad command lines.
-		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "flag provided but not defined"},
+		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "unknown flag --bogus"},
 		{name: "log level", args: []string{"--log-level", "loud"}, wantErr: "log-level"},
 		{name: "queue without a name", args: []string{"--queue", ",VisibilityTimeout=5"}, wantErr: "has no name"},
 		{name: "attribute without a value", args: []string{"--queue", "q,VisibilityTimeout"}, wantErr: "not Attr=Value"},
@@ -132,7 +133,9 @@ func TestRunUsage(t *testing.T) {
 	require.ErrorIs(t, run(t.Context(), []string{"frobnicate"}, noEnv, &stdout, &stderr), errUsage)
 	require.Contains(t, stderr.String(), `unknown command "frobnicate"`)
 	require.NoError(t, run(t.Context(), []string{"help"}, noEnv, &stdout, &stderr))
-	require.Contains(t, stdout.String(), "fifoq serve")
+	for _, cmd := range []string{"fifoq serve", "fifoq health", "fifoq version"} {
+		require.Contains(t, stdout.String(), cmd, "the usage lists every command")
+	}
 
 	stderr.Reset()
 	require.ErrorIs(t, run(t.Context(), []string{"serve", "-h"}, noEnv, &stdout, &stderr), flag.ErrHelp)
@@ -172,14 +175,14 @@ func TestLoadConfig(t *testing.T) {
 	qs, err := loadConfig(path)
 	require.NoError(t, err)
 	require.Equal(t, []queueSpec{
-		{Name: "orders-dlq.fifo", Attributes: map[string]string{"FifoQueue": "true"}},
+		{Name: "orders-dlq.fifo", Attributes: map[string]string{"FifoQueue": "true"}, origin: "config " + path + ":3:4"},
 		{Name: "orders.fifo", Attributes: map[string]string{
 			"FifoQueue":                 "true",
 			"ContentBasedDeduplication": "true",
 			"VisibilityTimeout":         "60",
 			"RedrivePolicy":             `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:orders-dlq.fifo","maxReceiveCount":5}`,
-		}},
-		{Name: "plain"},
+		}, origin: "config " + path + ":4:4"},
+		{Name: "plain", origin: "config " + path + ":10:4"},
 	}, qs)
 
 	// The config file's queues come first, then the flags'.
@@ -201,8 +204,8 @@ func TestLoadConfig(t *testing.T) {
 		{`{"queues": [{"name": "a", "attributes": {"DelaySeconds": null}}]}`, "attribute DelaySeconds: no value"},
 		{`{"queues": [{"name": "a", "attributes": {"DelaySeconds": [1]}}]}`, "a list is not an attribute value"},
 		{`{"queues": []} {"queues": []}`, "data after the JSON object"},
-		{`{"queues": "orders"}`, "cannot unmarshal"},
-		{``, "EOF"},
+		{`{"queues": "orders"}`, "queues: want a list, not a string"},
+		{``, "the file is empty"},
 	} {
 		_, err := loadConfig(writeFile(t, tc.content))
 		require.ErrorContains(t, err, tc.wantErr, "config %s", tc.content)

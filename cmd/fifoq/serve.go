@@ -95,7 +95,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		_, stored := api.Queue(q.Name)
 		if declared[q.Name] { // declared twice: the declarations must agree, as CreateQueue wants
 			if _, err := api.CreateQueue(q.Name, q.Attributes); err != nil {
-				return fmt.Errorf("queue %s declared twice: %w", q.Name, err)
+				return declareError(q, fmt.Errorf("queue %s declared twice: %w", q.Name, err))
 			}
 			continue
 		}
@@ -106,7 +106,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 			logger.Warn("queue kept with its stored attributes: the declared ones are refused", "queue", q.Name,
 				"attributes", q.Attributes, "error", err)
 		case err != nil:
-			return fmt.Errorf("create queue %s: %w", q.Name, err)
+			return declareError(q, fmt.Errorf("create queue %s: %w", q.Name, err))
 		case stored:
 			for _, c := range changes {
 				logger.Warn("stored attribute differs from the declared one: set to the declared value", "queue", q.Name,
@@ -121,7 +121,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	lc := new(net.ListenConfig)
 	ln, err := lc.Listen(ctx, "tcp", cfg.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("--addr: %w", err)
 	}
 	o := serveOptions{api: ln, handler: api, beginShutdown: api.BeginShutdown, logger: logger,
 		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes,

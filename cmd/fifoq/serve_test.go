@@ -53,8 +53,9 @@ func TestParseServeEnv(t *testing.T) {
 	require.Equal(t, serveConfig{addr: "127.0.0.1:7000", allowRemote: true, metricsAddr: ":9090", region: "eu-west-1",
 		account: "123456789012", logLevel: 4, logFormat: "json", shutdownTimeout: 30 * time.Second, maxRequestBytes: 2048,
 		maxHeaderBytes: 4096, dataDir: "/var/lib/fifoq",
-		queues: []queueSpec{{Name: "from-config"}, {Name: "a"},
-			{Name: "b.fifo", Attributes: map[string]string{"ContentBasedDeduplication": "true"}}, {Name: "c"}},
+		queues: []queueSpec{{Name: "from-config", origin: "config " + config + ":1:12"}, {Name: "a", origin: `FIFOQ_QUEUE "a"`},
+			{Name: "b.fifo", Attributes: map[string]string{"ContentBasedDeduplication": "true"},
+				origin: `FIFOQ_QUEUE "b.fifo,ContentBasedDeduplication=true"`}, {Name: "c", origin: `FIFOQ_QUEUE "c"`}},
 		credentials: map[string]string{"AKIDFILE": "file-secret", "AKIDENV": "env-secret"},
 	}, cfg)
 
@@ -64,7 +65,8 @@ func TestParseServeEnv(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "localhost:0", cfg.addr)
 	require.Equal(t, "999999999999", cfg.account, "--account, the alias, wins over FIFOQ_ACCOUNT_ID too")
-	require.Equal(t, []queueSpec{{Name: "from-config"}, {Name: "z"}}, cfg.queues, "--queue replaces FIFOQ_QUEUE")
+	require.Equal(t, []queueSpec{{Name: "from-config", origin: "config " + config + ":1:12"}, {Name: "z", origin: `--queue "z"`}},
+		cfg.queues, "--queue replaces FIFOQ_QUEUE")
 	require.Equal(t, "DEBUG", cfg.logLevel.String())
 	require.Equal(t, time.Second, cfg.shutdownTimeout)
 	require.Equal(t, "eu-west-1", cfg.region, "the variables of the flags not given still apply")

@@ -1,0 +1,69 @@
+package fifoqcontainer
+
+import (
+	"testing"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/stretchr/testify/require"
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/wait"
+)
+
+// The request Run makes, option by option; these need no Docker.
+func TestNewRequest(t *testing.T) {
+	t.Parallel()
+	req, port, err := newRequest("fifoq:dev")
+	require.NoError(t, err)
+	require.Equal(t, Port, port, "by default, the published port")
+	require.Equal(t, "fifoq:dev", req.Image)
+	require.Equal(t, []string{Port}, req.ExposedPorts)
+	require.True(t, req.Started)
+	require.Empty(t, req.Env, "the image's defaults")
+	http, ok := req.WaitingFor.(*wait.HTTPStrategy)
+	require.True(t, ok, "waits on /health: %T", req.WaitingFor)
+	require.Equal(t, "/health", http.Path)
+	require.Equal(t, "9324", http.Port.Port())
+
+	req, port, err = newRequest("img", WithConfigFile("testdata/fifoq.json"), WithQueues("a", "b.fifo,ContentBasedDeduplication=true"),
+		WithQueues("c"), WithRegion("eu-west-1"), WithAccountID("123456789012"), WithCredentials("AKID", "secret"), WithHostNetwork(40123))
+	require.NoError(t, err)
+	require.Equal(t, "40123/tcp", port)
+	require.Equal(t, map[string]string{
+		"FIFOQ_CONFIG": "/etc/fifoq/fifoq.json", "FIFOQ_QUEUE": "a;b.fifo,ContentBasedDeduplication=true;c",
+		"FIFOQ_REGION": "eu-west-1", "FIFOQ_ACCOUNT_ID": "123456789012", "FIFOQ_ACCESS_KEY_ID": "AKID",
+		"FIFOQ_SECRET_ACCESS_KEY": "secret", "FIFOQ_ADDR": "127.0.0.1:40123",
+	}, req.Env)
+	require.Equal(t, []testcontainers.ContainerFile{{HostFilePath: "testdata/fifoq.json", ContainerFilePath: "/etc/fifoq/fifoq.json", FileMode: 0o444}}, req.Files)
+	require.Empty(t, req.ExposedPorts, "nothing published in the host's network")
+	hc := &container.HostConfig{}
+	req.HostConfigModifier(hc)
+	require.Equal(t, container.NetworkMode("host"), hc.NetworkMode)
+	endpoints := map[string]*network.EndpointSettings{"reaper_default": {}}
+	req.EndpointSettingsModifier(endpoints)
+	require.Empty(t, endpoints, "in the host's network, no other network")
+	require.Equal(t, "40123", req.WaitingFor.(*wait.HTTPStrategy).Port.Port())
+
+	// A wait strategy of the caller's stays.
+	mine := wait.ForLog("listening")
+	req, _, err = newRequest("img", testcontainers.WithWaitStrategy(mine))
+	require.NoError(t, err)
+	multi, ok := req.WaitingFor.(*wait.MultiStrategy)
+	require.True(t, ok, "%T", req.WaitingFor)
+	require.Equal(t, []wait.Strategy{mine}, multi.Strategies)
+
+	for _, tc := range []struct {
+		opt     testcontainers.CustomizeRequestOption
+		wantErr string
+	}{
+		{WithConfigFile("testdata/none.json"), "config file: stat testdata/none.json: no such file or directory"},
+		{WithQueues("a;b"), `queue "a;b": a queue cannot hold ; or a line break`},
+		{WithRegion(""), "FIFOQ_REGION: empty value"},
+		{WithCredentials("AKID", ""), "an access key needs an id and a secret"},
+		{WithHostNetwork(0), "host network: port 0, want 1 to 65535"},
+		{testcontainers.WithEnv(map[string]string{"FIFOQ_ADDR": "127.0.0.1:0"}), `FIFOQ_ADDR "127.0.0.1:0": want host:port with a port other than 0`},
+	} {
+		_, _, err := newRequest("img", tc.opt)
+		require.ErrorContains(t, err, tc.wantErr)
+	}
+}
