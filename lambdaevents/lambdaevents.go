@@ -1,9 +1,3 @@
-// Package lambdaevents runs an aws-lambda-go SQS handler, unchanged, on a fifoq Consumer: each batch becomes
-// an events.SQSEvent with the records Lambda would send, and the handler's events.SQSEventResponse becomes
-// a partial batch failure.
-//
-//	c, err := fifoq.NewConsumer(q, lambdaevents.Handler(myLambdaHandler, lambdaevents.WithQueueName(q.Name())),
-//		fifoq.ConsumerOptions{ReportBatchItemFailures: true})
 package lambdaevents
 
 import (
