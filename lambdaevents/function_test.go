@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
@@ -147,7 +148,33 @@ func start(t *testing.T, src fifoq.Source, m lambdaevents.Mapping, o lambdaevent
 func (s *started) stop(t *testing.T) {
 	t.Helper()
 	s.cancel()
-	require.NoError(t, <-s.done)
+	require.NoError(t, await(t, s.done, "Run to return"))
+}
+
+// bound is how long a test waits for another goroutine before it fails: a bound on a failure, never a wait
+// that a passing test reaches. Inside a synctest bubble it is virtual time.
+const bound = time.Minute
+
+// await receives from ch, failing the test after bound.
+func await[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(bound):
+		t.Fatalf("waited %v for %s", bound, what)
+		panic("unreachable")
+	}
+}
+
+// give sends v on ch, failing the test after bound.
+func give[T any](t *testing.T, ch chan<- T, v T, what string) {
+	t.Helper()
+	select {
+	case ch <- v:
+	case <-time.After(bound):
+		t.Fatalf("waited %v for %s", bound, what)
+	}
 }
 
 // batchReports returns the reports of the batches so far.

@@ -166,7 +166,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 			t.Fatal("no invocation ended")
 		}
 		stop()
-		require.NoError(t, <-done)
+		require.NoError(t, await(t, done, "Run to return"))
 		return r
 	}
 

@@ -39,10 +39,10 @@ func TestInvokerTimeout(t *testing.T) {
 	require.NoError(t, err)
 	sendAll(t, q, "", "m1", "m2")
 	inv := start(t, q, lambdaevents.Mapping{FunctionURL: srv.URL, FunctionTimeout: 5 * time.Second}, lambdaevents.Options{})
-	<-arrived
+	await(t, arrived, "the invocation")
 	require.Equal(t, 1, inv.Metrics().InFlight)
 	clock.Advance(5 * time.Second) // the function timeout: the Invoker cancels the request
-	<-gone
+	await(t, gone, "the request to be cancelled")
 	inv.stop(t) // returns once the batch is settled
 
 	r := inv.batchReports()
@@ -413,12 +413,12 @@ func TestInvokerConcurrency(t *testing.T) {
 			FunctionConcurrency: tc.function}, lambdaevents.Options{})
 		arrivals := 0
 		for ; arrivals < tc.want; arrivals++ {
-			<-arrived // as many invocations under way as allowed
+			await(t, arrived, "an invocation") // as many invocations under way as allowed
 		}
 		for range 20 {
-			release <- struct{}{} // one invocation ends; the next may start
+			give(t, release, struct{}{}, "an invocation to end") // one ends; the next may start
 			if arrivals < 20 {
-				<-arrived
+				await(t, arrived, "the next invocation")
 				arrivals++
 			}
 		}
