@@ -12,7 +12,6 @@ import (
 // recordAttributeOrder is the order in which Lambda writes a record's attributes (its documented events, in
 // the with-sqs page of the Lambda developer guide). Attributes not listed follow, by name.
 var recordAttributeOrder = []string{
-	"AWSTraceHeader",
 	"ApproximateReceiveCount",
 	"SentTimestamp",
 	"SequenceNumber",

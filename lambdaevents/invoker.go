@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
@@ -265,14 +266,20 @@ func (i *Invoker) invoke(ctx context.Context, batch []fifoq.Delivery) error {
 		failed []string
 		fe     *FunctionError
 	)
-	// A whole answer counts, even if the timeout came as it ended.
-	timedOut := err != nil && errors.Is(context.Cause(rctx), errTimedOut)
+	// A whole answer counts, even if the timeout came as it ended. A timeout of Options.Client's own counts as
+	// the function timeout.
+	var netErr net.Error
+	ours := err != nil && errors.Is(context.Cause(rctx), errTimedOut)
+	timedOut := ours || err != nil && errors.As(err, &netErr) && netErr.Timeout()
+	why := err
+	if ours {
+		why = fmt.Errorf("%w of %v", errTimedOut, i.m.FunctionTimeout)
+	}
 	switch {
 	case timedOut && connected.Load():
-		fe = &FunctionError{Kind: ErrorTimeout, StatusCode: status,
-			Err: fmt.Errorf("%w of %v", errTimedOut, i.m.FunctionTimeout)}
-	case timedOut:
-		fe = &FunctionError{Kind: ErrorUnreachable, Err: fmt.Errorf("no connection within the function timeout of %v", i.m.FunctionTimeout)}
+		fe = &FunctionError{Kind: ErrorTimeout, StatusCode: status, Err: why}
+	case timedOut: // not even a connection: the function is unreachable
+		fe = &FunctionError{Kind: ErrorUnreachable, Err: why}
 	case err != nil:
 		fe = &FunctionError{Kind: ErrorUnreachable, StatusCode: status, Err: err}
 	default:
