@@ -39,8 +39,8 @@ type Options struct {
 //
 // # The event
 //
-// Each invocation is a POST of Content-Type application/json whose body is exactly what Lambda sends: {"Records":
-// [...]}, one record per message, with messageId, receiptHandle, body, attributes (ApproximateReceiveCount,
+// Each invocation is a POST of Content-Type application/json whose body is exactly what Lambda sends:
+// {"Records":[...]}, one record per message, with messageId, receiptHandle, body, attributes (ApproximateReceiveCount,
 // SentTimestamp, SenderId, ApproximateFirstReceiveTimestamp, and on a FIFO queue SequenceNumber,
 // MessageGroupId and MessageDeduplicationId, in a dead-letter queue DeadLetterQueueSourceArn),
 // messageAttributes ({} when there are none), md5OfMessageAttributes (when there are), md5OfBody,
@@ -50,18 +50,19 @@ type Options struct {
 // # The answer
 //
 // An invocation fails its whole batch (a [*FunctionError]) when the function answers with a status outside
-// 2xx, with the X-Amz-Function-Error header, or with a body that has errorType or errorMessage (as the
-// Runtime Interface Emulator answers an error); when it gives no answer within the function timeout; and
-// when it cannot be reached. A failed batch is not deleted: its messages come back when their visibility
-// timeout ends, a receive count higher, and move to the queue's dead-letter queue past its maxReceiveCount,
-// as on Lambda. Any other answer is a success, and deletes the batch, unless the mapping has
-// ReportBatchItemFailures: then the answer is read as Lambda reads a partial batch response. An empty body,
-// null, an object without batchItemFailures, and an empty or null batchItemFailures are a success; invalid
-// JSON, a batchItemFailures that is not a list, or an item whose itemIdentifier is missing, null, not a
-// string, empty or not a messageId of the batch fail the whole batch; otherwise the messages it names fail
-// and the others are deleted. On a FIFO queue every later message of a failed message's group in the batch
-// fails too, so that no message of a group is handled before an earlier one that failed (Lambda asks the
-// function to report those itself, and deletes what it does not name).
+// 2xx, with the X-Amz-Function-Error header, with a body that has errorType or errorMessage (as the Runtime
+// Interface Emulator answers an error), with the emulator's "Task timed out after ..." or with more than
+// 6 MB; when it gives no answer within the function timeout; and when it cannot be reached. A failed batch is
+// not deleted: its messages come back when their visibility timeout ends, a receive count higher, and move to
+// the queue's dead-letter queue past its maxReceiveCount, as on Lambda. Any other answer is a success, and
+// deletes the batch, unless the mapping has ReportBatchItemFailures: then the answer is read as Lambda reads
+// a partial batch response. An empty body, null, an object without batchItemFailures, and an empty or null
+// batchItemFailures are a success; invalid JSON, JSON that is neither an object nor null, a batchItemFailures
+// that is not a list, or an item whose itemIdentifier is missing, null, not a string, empty or not a
+// messageId of the batch fail the whole batch; otherwise the messages it names fail and the others are
+// deleted. On a FIFO queue every later message of a failed message's group in the batch fails too, so that no
+// message of a group is handled before an earlier one that failed (Lambda asks the function to report those
+// itself, and deletes what it does not name).
 //
 // # A function that is down
 //
