@@ -20,8 +20,8 @@ import (
 type Options struct {
 	// Client sends the invocations. Its Timeout, if any, should not be shorter than the function timeout,
 	// which the Invoker applies to each request itself. Defaults to a client of the Invoker's own, with
-	// http.DefaultTransport's settings (proxies from the environment, keep-alive connections), closed when
-	// Run returns.
+	// http.DefaultTransport's settings (proxies from the environment, keep-alive connections, closed when Run
+	// returns) that follows no redirect.
 	Client *http.Client
 	// Logger, if set, gets a record for each batch and for a function that cannot be reached: see
 	// [Invoker.Run].
@@ -136,7 +136,9 @@ func NewInvoker(src fifoq.Source, m Mapping, o Options) (*Invoker, error) {
 	if i.client == nil {
 		i.own = http.DefaultTransport.(*http.Transport).Clone()
 		i.own.MaxIdleConnsPerHost = m.concurrency()
-		i.client = &http.Client{Transport: i.own}
+		i.client = &http.Client{Transport: i.own, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // Lambda's Invoke API does not redirect: a 3xx is a function error
+		}}
 	}
 	i.gate = newGate(i.clock, i.logUnreachable)
 	c, err := fifoq.NewConsumer(newGatedSource(src, i.gate, i.clock, i.queue), i.invoke, fifoq.ConsumerOptions{

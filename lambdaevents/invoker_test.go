@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -238,4 +241,49 @@ func millisTime(t *testing.T, s string) time.Time {
 	ms, err := strconv.ParseInt(s, 10, 64)
 	require.NoError(t, err)
 	return time.UnixMilli(ms)
+}
+
+// TestInvokerOwnClient checks the Invoker's own client, outside a bubble: it follows no redirect (a 3xx is a
+// status outside 2xx), and keeps its connections between invocations.
+func TestInvokerOwnClient(t *testing.T) {
+	t.Parallel()
+	var (
+		mu    sync.Mutex
+		conns = map[string]bool{}
+		calls int
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 1 {
+			http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+		}
+	}))
+	defer srv.Close()
+	q, err := fifoq.New("jobs", fifoq.WithClock(fifoq.NewManualClock(time.Unix(0, 0))))
+	require.NoError(t, err)
+	sendAll(t, q, "", "m1", "m2", "m3")
+	batches := make(chan fifoq.BatchReport, 3)
+	inv, err := lambdaevents.NewInvoker(q, lambdaevents.Mapping{FunctionURL: srv.URL, BatchSize: 1},
+		lambdaevents.Options{OnBatch: func(r fifoq.BatchReport) { batches <- r }})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inv.Run(ctx) }()
+	r := await(t, batches, "the first batch")
+	var fe *lambdaevents.FunctionError
+	require.ErrorAs(t, r.Err, &fe)
+	require.Equal(t, lambdaevents.ErrorStatus, fe.Kind)
+	require.Equal(t, http.StatusTemporaryRedirect, fe.StatusCode)
+	require.Equal(t, fifoq.OutcomeSuccess, await(t, batches, "the second batch").Outcome)
+	require.Equal(t, fifoq.OutcomeSuccess, await(t, batches, "the third batch").Outcome)
+	cancel()
+	require.NoError(t, await(t, done, "Run to return"))
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 3, calls, "the redirect was not followed")
+	require.Len(t, conns, 1, "one kept-alive connection")
 }
