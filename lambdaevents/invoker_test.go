@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -286,4 +287,48 @@ func TestInvokerOwnClient(t *testing.T) {
 	defer mu.Unlock()
 	require.Equal(t, 3, calls, "the redirect was not followed")
 	require.Len(t, conns, 1, "one kept-alive connection")
+}
+
+// TestInvokerLogs checks the record of each batch: Debug for a success, Warn for a partial failure and for a
+// function error, with the kind and the status.
+func TestInvokerLogs(t *testing.T) {
+	t.Parallel()
+	fn := newFunction(t, func(e events.SQSEvent, call int) answer {
+		switch call {
+		case 1:
+			return answer{status: 500}
+		case 2:
+			return itemFailures("m2")(e, call)
+		}
+		return answer{}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		q, err := fifoq.New("jobs")
+		require.NoError(t, err)
+		logs := &records{}
+		inv := start(t, q, lambdaevents.Mapping{FunctionURL: fn.url(), BatchSize: 2, FunctionResponseTypes: reportItems},
+			lambdaevents.Options{Logger: slog.New(logs)})
+		for _, b := range [][]fifoq.Message{{{Body: "m0"}}, {{Body: "m1"}, {Body: "m2"}}, {{Body: "m3"}}} {
+			_, err := q.SendBatch(t.Context(), b) // at once: one batch
+			require.NoError(t, err)
+			synctest.Wait()
+		}
+		inv.stop(t)
+		rs := logs.all()
+		require.Len(t, rs, 3)
+		require.Equal(t, "lambdaevents: function error", rs[0].msg)
+		require.Equal(t, slog.LevelWarn, rs[0].level)
+		require.Equal(t, "status", rs[0].attrs["kind"])
+		require.Equal(t, int64(500), rs[0].attrs["status"])
+		require.Equal(t, "error", rs[0].attrs["outcome"])
+		require.Equal(t, "jobs", rs[0].attrs["queue"])
+		require.Equal(t, fn.url(), rs[0].attrs["function_url"])
+		require.Equal(t, "lambdaevents: invocation partly failed", rs[1].msg)
+		require.Equal(t, slog.LevelWarn, rs[1].level)
+		require.Equal(t, int64(2), rs[1].attrs["batch_size"])
+		require.Equal(t, int64(1), rs[1].attrs["failed"])
+		require.Equal(t, "lambdaevents: invocation done", rs[2].msg)
+		require.Equal(t, slog.LevelDebug, rs[2].level)
+		require.Equal(t, "success", rs[2].attrs["outcome"])
+	})
 }
