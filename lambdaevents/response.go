@@ -61,7 +61,7 @@ func (k ErrorKind) String() string {
 // fifoq.BatchReport of the batch (except for a timeout, whose Err is fifoq.ErrHandlerTimeout), and the
 // error of the Invoker's log record. Match it with errors.As.
 type FunctionError struct {
-	Kind         ErrorKind
+	Kind         ErrorKind // why the batch failed
 	StatusCode   int    // the answer's HTTP status; 0 when there was none
 	ErrorType    string // the function's errorType, or the X-Amz-Function-Error header, if it said
 	ErrorMessage string // the function's errorMessage, if it said
