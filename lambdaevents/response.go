@@ -62,10 +62,10 @@ func (k ErrorKind) String() string {
 // error of the Invoker's log record. Match it with errors.As.
 type FunctionError struct {
 	Kind         ErrorKind // why the batch failed
-	StatusCode   int    // the answer's HTTP status; 0 when there was none
-	ErrorType    string // the function's errorType, or the X-Amz-Function-Error header, if it said
-	ErrorMessage string // the function's errorMessage, if it said
-	Err          error  // the underlying error: the request's, or what is wrong with the answer
+	StatusCode   int       // the answer's HTTP status; 0 when there was none
+	ErrorType    string    // the function's errorType, or the X-Amz-Function-Error header, if it said
+	ErrorMessage string    // the function's errorMessage, if it said
+	Err          error     // the underlying error: the request's, or what is wrong with the answer
 }
 
 // Error describes the failure.
