@@ -1,9 +1,3 @@
-// Package lambdaevents runs an aws-lambda-go SQS handler, unchanged, on a fifoq Consumer: each batch becomes
-// an events.SQSEvent with the records Lambda would send, and the handler's events.SQSEventResponse becomes
-// a partial batch failure.
-//
-//	c, err := fifoq.NewConsumer(q, lambdaevents.Handler(myLambdaHandler, lambdaevents.WithQueueName(q.Name())),
-//		fifoq.ConsumerOptions{ReportBatchItemFailures: true})
 package lambdaevents
 
 import (
@@ -19,7 +13,7 @@ import (
 
 // config is what the records say about where they come from.
 type config struct {
-	region, account, queue, senderID string
+	partition, region, account, queue, senderID string
 }
 
 // An Option sets what the records say about their source.
@@ -42,7 +36,7 @@ func WithSenderID(id string) Option { return func(c *config) { c.senderID = id }
 // ReportBatchItemFailures (and then validates as Lambda does: an identifier that is not in the batch, or an
 // empty one, fails the whole batch); an error from h fails the whole batch.
 func Handler(h func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), opts ...Option) fifoq.Handler {
-	c := config{region: "us-east-1", account: "000000000000", queue: "fifoq"}
+	c := config{partition: "aws", region: "us-east-1", account: "000000000000", queue: "fifoq"}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -66,21 +60,24 @@ func Handler(h func(context.Context, events.SQSEvent) (events.SQSEventResponse, 
 }
 
 func (c *config) arn(queue string) string {
-	return "arn:aws:sqs:" + c.region + ":" + c.account + ":" + queue
+	return "arn:" + c.partition + ":sqs:" + c.region + ":" + c.account + ":" + queue
 }
 
-// event is the SQSEvent Lambda would send for batch (spec 9.2.1).
+// event is the SQSEvent Lambda would send for batch (spec 9.2.1), as its JSON decodes: messageAttributes is
+// an empty map when the message has none, and each attribute's stringListValues and binaryListValues are
+// empty lists, never nil.
 func (c *config) event(batch []fifoq.Delivery) events.SQSEvent {
 	e := events.SQSEvent{Records: make([]events.SQSMessage, len(batch))}
 	for i, d := range batch {
 		r := events.SQSMessage{
-			MessageId:      d.MessageID,
-			ReceiptHandle:  d.ReceiptHandle,
-			Body:           d.Body,
-			Md5OfBody:      MD5OfBody(d.Body),
-			EventSource:    "aws:sqs",
-			EventSourceARN: c.arn(c.queue),
-			AWSRegion:      c.region,
+			MessageId:         d.MessageID,
+			ReceiptHandle:     d.ReceiptHandle,
+			Body:              d.Body,
+			Md5OfBody:         MD5OfBody(d.Body),
+			EventSource:       "aws:sqs",
+			EventSourceARN:    c.arn(c.queue),
+			AWSRegion:         c.region,
+			MessageAttributes: make(map[string]events.SQSMessageAttribute, len(d.Attributes)),
 			Attributes: map[string]string{
 				"ApproximateReceiveCount":          strconv.Itoa(d.ReceiveCount),
 				"SentTimestamp":                    millis(d.SentAt),
@@ -98,9 +95,9 @@ func (c *config) event(batch []fifoq.Delivery) events.SQSEvent {
 		}
 		if len(d.Attributes) > 0 {
 			r.Md5OfMessageAttributes = MD5OfMessageAttributes(d.Attributes)
-			r.MessageAttributes = make(map[string]events.SQSMessageAttribute, len(d.Attributes))
 			for name, a := range d.Attributes {
-				ma := events.SQSMessageAttribute{DataType: a.DataType, BinaryValue: a.BinaryValue}
+				ma := events.SQSMessageAttribute{DataType: a.DataType, BinaryValue: a.BinaryValue,
+					StringListValues: []string{}, BinaryListValues: [][]byte{}}
 				if !sqsmd5.IsBinary(a.DataType) {
 					s := a.StringValue
 					ma.StringValue = &s
