@@ -472,7 +472,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
 		case to.deleted.Load():
 			failure = fmt.Sprintf("the destination %s of message %s was deleted", to.name, q.messageIDLocked(m))
-		case rawSize(&m.msg) > to.conf().maxSize:
+		case m.rawSize() > to.conf().maxSize:
 			failure = fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
 		}
 		if failure != "" {
@@ -481,7 +481,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 			}
 			return moves, failure
 		}
-		msg := m.msg
+		msg := m.content()
 		msg.Delay = 0 // a new message: the destination's delay applies
 		if !to.fifo {
 			msg.DeduplicationID = ""
