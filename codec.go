@@ -20,7 +20,7 @@ const maxAttemptReceipts = 10_000
 //	[keyData] id(4) 'd' at(8) key             -> a deduplication key: the sequence number it was accepted as
 //	[keyData] id(4) 'm' seq(8) 0              -> a message as stored: what never changes
 //	[keyData] id(4) 'm' seq(8) 1              -> a message's receipt: receive count, visibility deadline
-//	[keyServer] ...                           -> package sqsapi's own records
+//	[keyCatalog] ...                          -> a Catalog's records (catalog_store.go)
 //
 // Numbers in keys are big-endian, and times in keys are Unix nanoseconds with the sign bit flipped, so keys
 // sort by them: one scan of a queue's data meets its attempt ids and deduplication keys oldest first, then
@@ -30,7 +30,7 @@ const (
 	keyFormat byte = 0x00
 	keyQueue  byte = 0x01
 	keyData   byte = 0x02
-	keyServer byte = 0x10
+	keyCatalog byte = 0x03
 
 	kindAttempt byte = 'a'
 	kindDedup   byte = 'd'

@@ -105,8 +105,8 @@ type config struct {
 
 	store    *Store // nil: in memory
 	storeKey string // the queue's name in the store: its name, but for this package's tests
-	// later, when set (by package sqsapi through internal/store.SyncLater), receives what New would wait
-	// for, so that the caller waits for it after releasing its own locks.
+	// later, when set (by a Catalog), receives what New would wait for, so that the caller waits for it
+	// after releasing its own locks.
 	later *storage.Ticket
 }
 

@@ -89,5 +89,7 @@ func TestAdminActionsDoNotDelayOtherQueues(t *testing.T) {
 		eng.ReleaseHeld()
 		require.Equal(t, http.StatusOK, <-done, a.name)
 	}
-	require.Equal(t, len(actions), s.lookup(s.plain, "a").q.Stats().Visible)
+	q, ok := s.Queue("a")
+	require.True(t, ok)
+	require.Equal(t, len(actions), q.Stats().Visible)
 }
