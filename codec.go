@@ -27,9 +27,9 @@ const maxAttemptReceipts = 10_000
 // its messages in arrival order with each one's receipt right after it, and the expired attempt ids and
 // deduplication keys of a queue are one range. Values start with a version byte.
 const (
-	keyFormat byte = 0x00
-	keyQueue  byte = 0x01
-	keyData   byte = 0x02
+	keyFormat  byte = 0x00
+	keyQueue   byte = 0x01
+	keyData    byte = 0x02
 	keyCatalog byte = 0x03
 
 	kindAttempt byte = 'a'

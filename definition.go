@@ -124,7 +124,6 @@ var fieldAttributes = [...]string{"ContentBasedDeduplication", "DeduplicationSco
 	"MessageRetentionPeriod", "Policy", "ReceiveMessageWaitTimeSeconds", "RedriveAllowPolicy", "RedrivePolicy",
 	"SqsManagedSseEnabled", "VisibilityTimeout", "Tags"}
 
-
 // The limits of the encryption settings and tags.
 const (
 	defaultKeyReusePeriod = 5 * time.Minute
@@ -232,7 +231,7 @@ func (d *Definition) Check(fifo bool, fields Fields) error {
 	case fifo && fields&(FieldThroughputLimit|FieldDeduplicationScope) == FieldThroughputLimit|FieldDeduplicationScope &&
 		d.ThroughputLimit == ThroughputPerMessageGroupID && cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue) != DeduplicationScopeMessageGroup:
 		return reject(ErrInvalidQueueAttribute, "throughput limit %v with deduplication scope %v", d.ThroughputLimit,
-			cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue)).says("Invalid value for the parameter FifoThroughputLimit. "+
+			cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue)).says("Invalid value for the parameter FifoThroughputLimit. " +
 			"Reason: perMessageGroupId is allowed only when DeduplicationScope is messageGroup.")
 	}
 	return nil

@@ -49,7 +49,9 @@ func (s *Server) queueOfARN(a string) (fifoq.CatalogQueue, bool) {
 }
 
 // defaultNS returns the default account and region (WithAccountID, WithRegion).
-func (s *Server) defaultNS() fifoq.Namespace { return fifoq.Namespace{Account: s.account, Region: s.region} }
+func (s *Server) defaultNS() fifoq.Namespace {
+	return fifoq.Namespace{Account: s.account, Region: s.region}
+}
 
 // The namespace of a request: its account and region.
 //

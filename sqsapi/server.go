@@ -20,8 +20,8 @@ import (
 // NewServer, which keeps its queues in memory, or with Open, which keeps them in a fifoq.Store; the zero Server
 // is not usable.
 type Server struct {
-	region  string // the default region
-	account string // the default account, and the SenderId of every message
+	region  string      // the default region
+	account string      // the default account, and the SenderId of every message
 	clock   fifoq.Clock // nil: the real clock
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
