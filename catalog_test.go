@@ -255,12 +255,16 @@ func TestCatalogMoveTasks(t *testing.T) {
 		return nil
 	}))
 	gone, _ := c.Queue(ctNS, "gone")
-	_, err = gone.Queue.Send(ctx, fifoq.Message{Body: "orphan"})
-	require.NoError(t, err)
-	for range 2 {
-		_, err = gone.Queue.Receive(ctx, fifoq.ReceiveOptions{})
+	for _, body := range []string{"orphan 1", "orphan 2"} { // two: a task at one a second pauses after the first
+		_, err = gone.Queue.Send(ctx, fifoq.Message{Body: body})
 		require.NoError(t, err)
 	}
+	for range 2 {
+		_, err = gone.Queue.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+		require.NoError(t, err)
+	}
+	dlq, _ := c.Queue(ctNS, "dlq")
+	require.Equal(t, 2, dlq.Queue.Stats().Visible)
 	require.NoError(t, c.DeleteQueue(ctx, ctNS, "gone"))
 	_, err = c.StartMoveTask(ctx, ctNS, "dlq", "", 0)
 	var sde *fifoq.SourceDeletedError
