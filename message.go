@@ -113,9 +113,9 @@ type messageExtra struct {
 	traceHeader string        // Message.TraceHeader
 }
 
-// setContent makes m hold the message in, sharing its attributes' map.
-func (m *message) setContent(in *Message) {
-	m.body, m.groupID, m.dedupID, m.attrs = in.Body, in.GroupID, in.DeduplicationID, in.Attributes
+// setContent makes m hold the message in, with the attributes attrs (in's, or a copy).
+func (m *message) setContent(in *Message, attrs map[string]Attribute) {
+	m.body, m.groupID, m.dedupID, m.attrs = in.Body, in.GroupID, in.DeduplicationID, attrs
 	m.extra = nil
 	if in.Delay != 0 || in.TraceHeader != "" {
 		m.extra = &messageExtra{delay: in.Delay, traceHeader: in.TraceHeader}

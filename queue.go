@@ -583,8 +583,7 @@ func rawSize(m *Message) int {
 // newMessage makes the stored form of a validated message, outside the lock. Its attributes are copied.
 func newMessage(in *Message) *message {
 	m := &message{dueIdx: -1}
-	m.setContent(in)
-	m.attrs = cloneAttributes(in.Attributes)
+	m.setContent(in, cloneAttributes(in.Attributes))
 	return m
 }
 

@@ -265,7 +265,7 @@ func (r *recovery) finish() error {
 		moved:        s.moved,
 		sentAt:       q.tickOf(s.sentAt),
 	}
-	m.setContent(&s.msg)
+	m.setContent(&s.msg, s.msg.Attributes)
 	if s.receiveCount > 0 {
 		m.firstReceivedAt = q.tickOf(s.firstReceivedAt)
 	}
