@@ -17,8 +17,9 @@ import (
 // queue the catalogue does not hold returns ErrQueueDoesNotExist.
 //
 // edit runs with the catalogue's lock held, so that concurrent updates of a queue apply one after the other,
-// each to the definition the one before left: it must not call the catalogue. Created, and a redrive policy's
-// Pending, are the catalogue's to set. A change of the redrive allow policy may let pending redrive policies
+// each to the definition the one before left: it must not call the catalogue. It may be called twice (a
+// change of a redrive policy is made again under the catalogue's lock for writing), so it should change d
+// and nothing else. Created, and a redrive policy's Pending, are the catalogue's to set. A change of the redrive allow policy may let pending redrive policies
 // that name the queue take it as their dead-letter queue again. ctx governs the start of the call only.
 func (c *Catalog) Update(ctx context.Context, ns Namespace, name string, edit func(d *Definition) error) error {
 	if err := ctx.Err(); err != nil {
@@ -32,35 +33,56 @@ func (c *Catalog) Update(ctx context.Context, ns Namespace, name string, edit fu
 }
 
 func (c *Catalog) update(j *commit, ns Namespace, name string, edit func(d *Definition) error) error {
-	// The catalogue's lock for writing: a redrive policy is resolved and applied under it, so that a
-	// DeleteQueue of its dead-letter queue, or of this queue, comes wholly before or after.
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	if again, err := c.updateOnce(j, ns, name, edit, false); !again {
+		return err
+	}
+	_, err := c.updateOnce(j, ns, name, edit, true)
+	return err
+}
+
+// updateOnce makes an update. Under the catalogue's lock for reading (exclusive false), it makes a change
+// that leaves the redrive policies alone, and reports again for one that does not: that change is made under
+// the lock for writing, so that a DeleteQueue of its dead-letter queue, or of this queue, comes wholly before
+// or after it, and it may bind pending policies. A change of other settings, which may take a while on a
+// queue of many messages (a new delay of a FIFO queue's delayed messages), does not stop the look-ups of every
+// other call meanwhile.
+func (c *Catalog) updateOnce(j *commit, ns Namespace, name string, edit func(d *Definition) error, exclusive bool) (again bool, err error) {
+	if exclusive {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+	} else {
+		c.mu.RLock()
+		defer c.mu.RUnlock()
+	}
 	e := c.queues[ns][name]
 	if e == nil {
-		return reject(ErrQueueDoesNotExist, "queue %s", name)
+		return false, reject(ErrQueueDoesNotExist, "queue %s", name)
 	}
 	if err := c.err(); err != nil {
-		return err
+		return false, err
 	}
 	e.mu.Lock()
 	cur := c.definitionLocked(e)
 	next := cur.clone()
 	if err := edit(&next); err != nil {
 		e.mu.Unlock()
-		return err
+		return false, err
 	}
 	allowChanged := !next.showsSame(&cur, FieldRedriveAllowPolicy)
-	err := c.changeLocked(j, e, &cur, &next, true)
+	if !exclusive && (allowChanged || next.RedrivePolicy != cur.RedrivePolicy) {
+		e.mu.Unlock()
+		return true, nil
+	}
+	err = c.changeLocked(j, e, &cur, &next, true)
 	e.mu.Unlock()
 	if err == nil && allowChanged {
 		c.rebindLocked(j, e)
 	}
-	return err
+	return false, err
 }
 
 // changeLocked makes next e's definition, whose settings were cur, and records it; modified says that a
-// setting changed, for Modified. c.mu must be held for writing, and e.mu.
+// setting changed, for Modified. e.mu must be held, and c.mu: for writing when the redrive policy changes.
 func (c *Catalog) changeLocked(j *commit, e *catalogEntry, cur, next *Definition, modified bool) error {
 	next.Created, next.Modified = cur.Created, cur.Modified
 	if modified {
