@@ -89,7 +89,7 @@ func (q *Queue) SetAttributes(a Attributes) error {
 	return c.wait(q.st)
 }
 
-// setAttributes is SetAttributes but for its wait for the disk, which it returns: package sqsapi waits for
+// setAttributes is SetAttributes but for its wait for the disk, which it returns: a Catalog waits for
 // it after releasing its own locks.
 func (q *Queue) setAttributes(a Attributes) (commit, error) {
 	if err := q.check(); err != nil {

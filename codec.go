@@ -20,17 +20,17 @@ const maxAttemptReceipts = 10_000
 //	[keyData] id(4) 'd' at(8) key             -> a deduplication key: the sequence number it was accepted as
 //	[keyData] id(4) 'm' seq(8) 0              -> a message as stored: what never changes
 //	[keyData] id(4) 'm' seq(8) 1              -> a message's receipt: receive count, visibility deadline
-//	[keyServer] ...                           -> package sqsapi's own records
+//	[keyCatalog] ...                          -> a Catalog's records (catalog_store.go)
 //
 // Numbers in keys are big-endian, and times in keys are Unix nanoseconds with the sign bit flipped, so keys
 // sort by them: one scan of a queue's data meets its attempt ids and deduplication keys oldest first, then
 // its messages in arrival order with each one's receipt right after it, and the expired attempt ids and
 // deduplication keys of a queue are one range. Values start with a version byte.
 const (
-	keyFormat byte = 0x00
-	keyQueue  byte = 0x01
-	keyData   byte = 0x02
-	keyServer byte = 0x10
+	keyFormat  byte = 0x00
+	keyQueue   byte = 0x01
+	keyData    byte = 0x02
+	keyCatalog byte = 0x03
 
 	kindAttempt byte = 'a'
 	kindDedup   byte = 'd'
@@ -131,6 +131,7 @@ func decodeQueueRecord(v []byte) (queueRecord, error) {
 const (
 	flagMoved   byte = 1 << iota // moved here from another queue: an origin follows
 	flagChanged                  // a receipt's visibility was changed (receive attempt ids)
+	flagTraced                   // the message has a trace header: it follows the attributes
 )
 
 // A storedMessage is a message record decoded.
@@ -185,6 +186,11 @@ func (q *Queue) encodeMessage(b []byte, m *message, delayUntil int64) []byte {
 		flags |= flagMoved
 		o = q.origins[m.seq]
 	}
+	trace := ""
+	if m.extra != nil && m.extra.traceHeader != "" {
+		flags |= flagTraced
+		trace = m.extra.traceHeader
+	}
 	e.b = append(e.b, recordVersion, flags)
 	e.uvarint(uint64(m.slot))
 	e.varint(q.unixNano(m.sentAt))
@@ -193,16 +199,19 @@ func (q *Queue) encodeMessage(b []byte, m *message, delayUntil int64) []byte {
 	if m.receiveCount > 0 {
 		e.varint(q.unixNano(m.firstReceivedAt))
 	}
-	e.varint(int64(m.msg.Delay))
-	e.str(m.msg.GroupID)
-	e.str(m.msg.DeduplicationID)
-	e.str(m.msg.Body)
-	e.uvarint(uint64(len(m.msg.Attributes)))
-	for name, a := range m.msg.Attributes {
+	e.varint(int64(m.delay()))
+	e.str(m.groupID)
+	e.str(m.dedupID)
+	e.str(m.body)
+	e.uvarint(uint64(len(m.attrs)))
+	for name, a := range m.attrs {
 		e.str(name)
 		e.str(a.DataType)
 		e.str(a.StringValue)
 		e.bytesOrNil(a.BinaryValue)
+	}
+	if trace != "" {
+		e.str(trace)
 	}
 	if o != nil {
 		e.str(o.messageID)
@@ -336,6 +345,11 @@ func decodeMessage(v []byte) (storedMessage, error) {
 		for range n {
 			name := d.str()
 			s.msg.Attributes[name] = Attribute{DataType: d.str(), StringValue: d.str(), BinaryValue: d.bytesOrNil()}
+		}
+	}
+	if flags&flagTraced != 0 {
+		if s.msg.TraceHeader = d.str(); s.msg.TraceHeader == "" || len(s.msg.TraceHeader) > MaxTraceHeaderLength {
+			d.fail(fmt.Errorf("trace header of %d bytes", len(s.msg.TraceHeader)))
 		}
 	}
 	if flags&flagMoved != 0 {

@@ -21,7 +21,8 @@
 //     FifoQueue=true.
 //   - SendMessage: [Queue.Send] with a [Message]: [Message.Body] (MessageBody), [Message.GroupID]
 //     (MessageGroupId), [Message.DeduplicationID] (MessageDeduplicationId), [Message.Delay] (DelaySeconds),
-//     [Message.Attributes] (MessageAttributes). It returns a [SendResult] (MessageId, SequenceNumber).
+//     [Message.Attributes] (MessageAttributes), [Message.TraceHeader] (the AWSTraceHeader system attribute).
+//     It returns a [SendResult] (MessageId, SequenceNumber).
 //   - SendMessageBatch: [Queue.SendBatch].
 //   - ReceiveMessage: [Queue.Receive] with [ReceiveOptions]: [ReceiveOptions.MaxMessages]
 //     (MaxNumberOfMessages), [ReceiveOptions.WaitTime] (WaitTimeSeconds), [ReceiveOptions.VisibilityTimeout]
@@ -31,7 +32,8 @@
 //     [Delivery.ReceiveCount] (ApproximateReceiveCount), [Delivery.SentAt] (SentTimestamp),
 //     [Delivery.FirstReceivedAt] (ApproximateFirstReceiveTimestamp), [Delivery.DeadLetterSource]
 //     (DeadLetterQueueSourceArn, as a queue name), and in the embedded [Message], [Message.GroupID]
-//     (MessageGroupId) and [Message.DeduplicationID] (MessageDeduplicationId).
+//     (MessageGroupId), [Message.DeduplicationID] (MessageDeduplicationId) and [Message.TraceHeader]
+//     (AWSTraceHeader).
 //   - DeleteMessage: [Queue.Delete]. DeleteMessageBatch: [Queue.DeleteBatch].
 //   - ChangeMessageVisibility: [Queue.ChangeVisibility]. ChangeMessageVisibilityBatch:
 //     [Queue.ChangeVisibilityBatch].
@@ -62,10 +64,16 @@
 // Where SQS tells an omitted parameter from an explicit 0, a zero Go value means "the queue's setting" and
 // [ExplicitZero] is the explicit 0: a short poll, no visibility timeout, no message timer.
 //
-// The queue registry (ListQueues, GetQueueUrl, DeleteQueue, tags) and ListDeadLetterSourceQueues are not
-// here: a Go program holds its queues as values. Package github.com/fifoq/fifoq/sqsapi serves the whole SQS
-// API, both protocols, from fifoq queues, for the AWS SDKs and CLI. [Queue.Messages] has no SQS counterpart:
-// it lists every stored message without receiving it, for tests and debugging.
+// A Go program can hold its queues as values. A service that holds them by name, as SQS does, keeps them in a
+// [Catalog]: queues by [Namespace] (an account and a region) and name, each with its [Definition], under the
+// rules of SQS's control plane: CreateQueue ([Catalog.CreateQueue], returning an existing queue whose
+// settings agree), GetQueueUrl ([Catalog.Queue]), ListQueues ([Catalog.List]), DeleteQueue
+// ([Catalog.DeleteQueue], and QueueDeletedRecently), SetQueueAttributes and the permissions
+// ([Catalog.Update]), TagQueue and UntagQueue ([Catalog.TagQueue], [Catalog.UntagQueue]), and the move tasks
+// ([Catalog.StartMoveTask], [Catalog.CancelMoveTask], [Catalog.MoveTasks]), all kept in a [Store] by
+// [OpenCatalog]. Package github.com/fifoq/fifoq/sqsapi serves the whole SQS API, both protocols, from a
+// catalogue, for the AWS SDKs and CLI. [Queue.Messages] has no SQS counterpart: it lists every stored message
+// without receiving it, for tests and debugging.
 //
 // # FIFO and message groups
 //

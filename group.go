@@ -117,14 +117,14 @@ func (s *groupSet) update(g *group) {
 
 // add appends m to its group, creating the group if it has no messages.
 func (s *groupSet) add(m *message) {
-	g, ok := s.byID[m.msg.GroupID]
+	g, ok := s.byID[m.groupID]
 	if !ok {
 		if n := len(s.free); n > 0 {
 			g, s.free = s.free[n-1], s.free[:n-1]
 		} else {
 			g = &group{msgs: msgList{kind: byQueue}}
 		}
-		s.byID[m.msg.GroupID] = g
+		s.byID[m.groupID] = g
 	}
 	g.msgs.pushBack(m)
 	m.group = g
@@ -138,7 +138,7 @@ func (s *groupSet) remove(m *message) {
 	m.group = nil
 	s.update(g)
 	if g.msgs.len == 0 {
-		delete(s.byID, m.msg.GroupID)
+		delete(s.byID, m.groupID)
 		if len(s.free) < maxFreeGroups {
 			s.free = append(s.free, g)
 		}

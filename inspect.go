@@ -136,7 +136,7 @@ func (q *Queue) pageStartLocked(started bool, from pageCursor, group string) *me
 	if !started {
 		return first
 	}
-	if m := q.lookupLocked(handle{slot: from.slot, seq: from.seq}); m != nil && (group == "" || m.msg.GroupID == group) {
+	if m := q.lookupLocked(handle{slot: from.slot, seq: from.seq}); m != nil && (group == "" || m.groupID == group) {
 		return next(m, q.groupKind(group))
 	}
 	// from's message is gone: start again from the front; MessagesAfter skips up to the cursor, a budget
@@ -157,13 +157,13 @@ func (q *Queue) receiptHandleLocked(m *message) string {
 // snapshotLocked returns a look at m, without its ReceiptHandle.
 func (q *Queue) snapshotLocked(m *message) Snapshot {
 	s := Snapshot{
-		Message:      m.msg,
+		Message:      m.content(),
 		MessageID:    q.messageIDLocked(m),
 		State:        m.state,
 		ReceiveCount: int(m.receiveCount),
 		SentAt:       q.time(m.sentAt),
 	}
-	s.Attributes = cloneAttributes(m.msg.Attributes)
+	s.Attributes = cloneAttributes(m.attrs)
 	if q.fifo {
 		s.SequenceNumber = q.idsFor(m.seq)[uuidLen:]
 	}
@@ -229,7 +229,7 @@ func (q *Queue) BlockedGroups(n int) []BlockedGroup {
 	out := make([]BlockedGroup, len(groups))
 	for i, b := range groups {
 		h := b.msgs[0]
-		out[i] = BlockedGroup{GroupID: h.msg.GroupID, Messages: int(h.group.msgs.len), InFlight: make([]Snapshot, len(b.msgs))}
+		out[i] = BlockedGroup{GroupID: h.groupID, Messages: int(h.group.msgs.len), InFlight: make([]Snapshot, len(b.msgs))}
 		for j, m := range b.msgs {
 			out[i].InFlight[j] = q.snapshotLocked(m)
 			out[i].InFlight[j].ReceiptHandle = q.receiptHandleLocked(m)

@@ -148,8 +148,8 @@ func (q *Queue) checkMessage(m *Message, batch bool) error {
 	return q.checkContent(m, batch)
 }
 
-// checkParams checks the delay of m, the number of its attributes, and that each has a known data type and
-// a value of it: the checks SQS makes first.
+// checkParams checks the delay of m, the number of its attributes, that each has a known data type and
+// a value of it, and the length of its trace header: the checks SQS makes first.
 func (q *Queue) checkParams(m *Message) error {
 	if d := m.Delay; d != ExplicitZero && (d < 0 || d > maxDelay) {
 		return reject(ErrInvalidDelay, "%v, want 0..%v", d, maxDelay).says("%s", invalidValue(seconds(d), "DelaySeconds",
@@ -163,7 +163,7 @@ func (q *Queue) checkParams(m *Message) error {
 			return err
 		}
 	}
-	return nil
+	return CheckTraceHeader(m.TraceHeader)
 }
 
 // checkContent checks the body of m, the names and values of its attributes, its size and its ids, and

@@ -10,7 +10,7 @@ import (
 )
 
 // testStores open the store that the whole suite keeps its queues in, by the value of FIFOQ_TEST_STORE:
-// none (queues in memory, the default), "memory" (the in-memory engine of internal/store) or "pebble" (a store
+// none (queues in memory, the default), "memory" (the in-memory engine of storage/storagetest) or "pebble" (a store
 // of package durable: .ci/test runs the suite from the durable module with a file laid beside this one that adds
 // it, since the root module does not depend on Pebble).
 var testStores = map[string]func(dir string) (*fifoq.Store, error){

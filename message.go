@@ -24,6 +24,11 @@ type Message struct {
 	Delay time.Duration
 	// Attributes are at most 10 message attributes. They count toward the message size.
 	Attributes map[string]Attribute
+	// TraceHeader is the AWSTraceHeader system attribute, an AWS X-Ray trace header: at most
+	// MaxTraceHeaderLength bytes, "" for none. It does not count toward the message size. It is stored with
+	// the message, comes back with each of its deliveries, and goes with it to a dead-letter queue and
+	// through a move task, as SQS keeps it.
+	TraceHeader string
 }
 
 // Attribute is a message attribute value.
@@ -72,9 +77,16 @@ type tick = time.Duration
 // message is a stored message. It sits in the queue's send-order list, and either in its group (FIFO) or,
 // while visible, in a ready list (standard).
 type message struct {
-	seq   uint64  // queue-wide send order: the MessageID, the FIFO sequence number, the receipt handle's key
-	group *group  // FIFO only
-	msg   Message // as sent, attributes copied
+	seq   uint64 // queue-wide send order: the MessageID, the FIFO sequence number, the receipt handle's key
+	group *group // FIFO only
+
+	// The message as sent (see content), attributes copied. A Message is not kept whole: its rare fields go
+	// to extra, so that the struct stays in its size class (160 bytes).
+	body    string
+	groupID string
+	dedupID string
+	attrs   map[string]Attribute
+	extra   *messageExtra // nil unless the message has a message timer or a trace header
 
 	slot         int32 // index in Queue.slots
 	dueIdx       int32 // index in the due heap; -1 when absent
@@ -94,6 +106,47 @@ type message struct {
 }
 
 type links struct{ prev, next *message }
+
+// messageExtra holds the fields of a Message that few messages have.
+type messageExtra struct {
+	delay       time.Duration // Message.Delay
+	traceHeader string        // Message.TraceHeader
+}
+
+// setContent makes m hold the message in, with the attributes attrs (in's, or a copy).
+func (m *message) setContent(in *Message, attrs map[string]Attribute) {
+	m.body, m.groupID, m.dedupID, m.attrs = in.Body, in.GroupID, in.DeduplicationID, attrs
+	m.extra = nil
+	if in.Delay != 0 || in.TraceHeader != "" {
+		m.extra = &messageExtra{delay: in.Delay, traceHeader: in.TraceHeader}
+	}
+}
+
+// delay returns the message timer m was sent with.
+func (m *message) delay() time.Duration {
+	if m.extra == nil {
+		return 0
+	}
+	return m.extra.delay
+}
+
+// rawSize is the size of m as sent: the measure of the maximum message size.
+func (m *message) rawSize() int {
+	n := len(m.body)
+	for name, a := range m.attrs {
+		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
+	}
+	return n
+}
+
+// content returns the message as sent, sharing its attributes' map.
+func (m *message) content() Message {
+	c := Message{Body: m.body, GroupID: m.groupID, DeduplicationID: m.dedupID, Attributes: m.attrs}
+	if x := m.extra; x != nil {
+		c.Delay, c.TraceHeader = x.delay, x.traceHeader
+	}
+	return c
+}
 
 // linkKind names which links of a message a list uses.
 type linkKind uint8

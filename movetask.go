@@ -69,15 +69,16 @@ type MoveTask struct {
 	rec       *taskRecord   // nil: the task's status is not kept in the store
 	resumed   bool          // read back from the store: a rate-limited task waits a step's time first
 
-	mu     sync.Mutex // guards the fields below
-	status MoveTaskStatus
-	halted bool // stopped by halt: its end is not recorded, so that it goes on after a restart
+	mu      sync.Mutex // guards the fields below
+	status  MoveTaskStatus
+	halted  bool // stopped by halt: its end is not recorded, so that it goes on after a restart
+	failing bool // ended by fail: it is FAILED already, and stops after the batch it has taken
 }
 
-// A taskRecord is how a move task keeps its status in its queue's store, for package sqsapi (through
-// internal/store.StartMoveTask), which lists the tasks and resumes a running one after a restart: the key,
-// and the encoding of the status. The record is written when the task starts, in the batch of each step
-// (with the messages it moves, so its count is exact after a crash) and when it ends.
+// A taskRecord is how a move task keeps its status in its queue's store, for a Catalog, which lists the
+// tasks and resumes a running one after a restart: the key, and the encoding of the status. The record is
+// written when the task starts, in the batch of each step (with the messages it moves, so its count is exact
+// after a crash) and when it ends.
 type taskRecord struct {
 	key    []byte
 	encode func(MoveTaskStatus) []byte
@@ -97,7 +98,14 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return q.startMoveTask(dest, rate, nil, nil)
+	t, c, err := q.startMoveTask(dest, rate, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.wait(q.st); err != nil {
+		return nil, err // the store failed: the task fails at its first step
+	}
+	return t, nil
 }
 
 // CheckMoveRate returns ErrInvalidMoveTask unless a move task may move rate messages a second: 1..500.
@@ -112,40 +120,40 @@ func CheckMoveRate(rate int) error {
 	return nil
 }
 
-// startMoveTask is StartMoveTask, with the task's status kept in the store under rec (nil: not kept). With
-// resume, the task is one read back from the store, with that status: a running one goes on from its
-// counts (whether this queue is still a dead-letter queue or not: takeMoves fails a message that has
-// nowhere to go), an ended one is only listed.
-func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *MoveTaskStatus) (*MoveTask, error) {
+// startMoveTask is StartMoveTask, with the task's status kept in the store under rec (nil: not kept), and
+// without its wait for the disk, which it returns. With resume, the task is one read back from the store,
+// with that status: a running one goes on from its counts (whether this queue is still a dead-letter queue
+// or not: takeMoves fails a message that has nowhere to go), an ended one is only listed.
+func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *MoveTaskStatus) (*MoveTask, commit, error) {
 	if q.st == nil {
 		rec = nil
 	}
 	if rate != 0 {
 		if err := CheckMoveRate(rate); err != nil {
-			return nil, err
+			return nil, commit{}, err
 		}
 	}
 	switch {
 	case dest == q:
-		return nil, reject(ErrInvalidMoveTask, "destination %s is the source", q.name)
+		return nil, commit{}, reject(ErrInvalidMoveTask, "destination %s is the source", q.name)
 	case dest != nil && dest.fifo != q.fifo:
-		return nil, reject(ErrInvalidMoveTask, "destination %s is not of the type of %s", dest.name, q.name)
+		return nil, commit{}, reject(ErrInvalidMoveTask, "destination %s is not of the type of %s", dest.name, q.name)
 	case dest != nil && dest.st != q.st:
-		return nil, reject(ErrInvalidMoveTask, "destination %s is not in the store of %s", dest.name, q.name)
+		return nil, commit{}, reject(ErrInvalidMoveTask, "destination %s is not in the store of %s", dest.name, q.name)
 	}
 	if err := q.check(); err != nil {
-		return nil, err
+		return nil, commit{}, err
 	}
 	now := q.lock()
 	if len(q.sources) == 0 && resume == nil {
 		q.unlock()
-		return nil, reject(ErrNotDeadLetterQueue, "%s is no queue's dead-letter queue", q.name)
+		return nil, commit{}, reject(ErrNotDeadLetterQueue, "%s is no queue's dead-letter queue", q.name)
 	}
 	running := resume == nil || resume.State == MoveTaskRunning
 	for _, t := range q.moveTasks {
-		if s := t.Status().State; running && (s == MoveTaskRunning || s == MoveTaskCancelling) {
+		if running && t.active() {
 			q.unlock()
-			return nil, reject(ErrMoveTaskRunning, "source %s", q.name)
+			return nil, commit{}, reject(ErrMoveTaskRunning, "source %s", q.name)
 		}
 	}
 	t := &MoveTask{
@@ -174,7 +182,7 @@ func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *Mo
 	if !running {
 		close(t.done)
 		q.unlock()
-		return t, nil
+		return t, commit{}, nil
 	}
 	if rec != nil && resume == nil {
 		q.batchLocked().Set(rec.key, rec.encode(t.status))
@@ -182,10 +190,7 @@ func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *Mo
 	}
 	c := q.unlock()
 	go t.run()
-	if err := c.wait(q.st); err != nil {
-		return nil, err // the store failed: the task fails at its first step
-	}
-	return t, nil
+	return t, c, nil
 }
 
 // MoveTasks returns the status of this queue's move tasks, newest first.
@@ -240,7 +245,10 @@ func (t *MoveTask) Wait(ctx context.Context) error {
 // task whose status is kept in the store records its end there, unless it was halted.
 func (t *MoveTask) end(s MoveTaskState, failure string) {
 	t.mu.Lock()
-	if t.status.State == MoveTaskCancelling && s == MoveTaskCompleted {
+	switch {
+	case t.failing:
+		s, failure = MoveTaskFailed, t.status.Failure
+	case t.status.State == MoveTaskCancelling && s == MoveTaskCompleted:
 		s = MoveTaskCancelled
 	}
 	t.status.State, t.status.Failure = s, failure
@@ -262,9 +270,41 @@ func (t *MoveTask) end(s MoveTaskState, failure string) {
 	_ = c.wait(st) // a failure fails the store, which every later change reports
 }
 
+// active reports whether the task is running, or stopping: a queue runs one such task at a time.
+func (t *MoveTask) active() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch t.status.State {
+	case MoveTaskRunning, MoveTaskCancelling:
+		return true
+	case MoveTaskFailed:
+		if t.failing {
+			select {
+			case <-t.done:
+			default:
+				return true // it ends after the batch it has taken
+			}
+		}
+	}
+	return false
+}
+
+// fail ends a running task FAILED with failure at once, for a catalogue that deletes a queue the task moves
+// messages into: it stops after the batch it has taken, which still goes there. It reports whether the task
+// was running.
+func (t *MoveTask) fail(failure string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status.State != MoveTaskRunning {
+		return false
+	}
+	t.status.State, t.status.Failure, t.failing = MoveTaskFailed, failure, true
+	close(t.cancel)
+	return true
+}
+
 // halt stops a running task without recording its end in the store, so that it goes on from where it
-// was when the store is opened again: for a server that stops (package sqsapi, through
-// internal/store.HaltMoveTask). The task ends cancelled in memory.
+// was when the store is opened again: for a catalogue that closes. The task ends cancelled in memory.
 func (t *MoveTask) halt() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -472,7 +512,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
 		case to.deleted.Load():
 			failure = fmt.Sprintf("the destination %s of message %s was deleted", to.name, q.messageIDLocked(m))
-		case rawSize(&m.msg) > to.conf().maxSize:
+		case m.rawSize() > to.conf().maxSize:
 			failure = fmt.Sprintf("message %s is larger than the maximum message size of %s", q.messageIDLocked(m), to.name)
 		}
 		if failure != "" {
@@ -481,7 +521,7 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 			}
 			return moves, failure
 		}
-		msg := m.msg
+		msg := m.content()
 		msg.Delay = 0 // a new message: the destination's delay applies
 		if !to.fifo {
 			msg.DeduplicationID = ""

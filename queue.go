@@ -105,8 +105,8 @@ type config struct {
 
 	store    *Store // nil: in memory
 	storeKey string // the queue's name in the store: its name, but for this package's tests
-	// later, when set (by package sqsapi through internal/store.SyncLater), receives what New would wait
-	// for, so that the caller waits for it after releasing its own locks.
+	// later, when set (by a Catalog), receives what New would wait for, so that the caller waits for it
+	// after releasing its own locks.
 	later *storage.Ticket
 }
 
@@ -582,8 +582,8 @@ func rawSize(m *Message) int {
 
 // newMessage makes the stored form of a validated message, outside the lock. Its attributes are copied.
 func newMessage(in *Message) *message {
-	m := &message{msg: *in, dueIdx: -1}
-	m.msg.Attributes = cloneAttributes(in.Attributes)
+	m := &message{dueIdx: -1}
+	m.setContent(in, cloneAttributes(in.Attributes))
 	return m
 }
 
@@ -603,10 +603,10 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	q.all.pushBack(m)
 	delay := q.conf().delay
 	if !q.fifo {
-		delay = explicit(m.msg.Delay, delay) // a message timer overrides the queue's delay (spec 4.2)
+		delay = explicit(m.delay(), delay) // a message timer overrides the queue's delay (spec 4.2)
 	}
-	if m.msg.Delay == ExplicitZero {
-		m.msg.Delay = 0 // as sent: no message timer; ExplicitZero is a request, not a value to show
+	if x := m.extra; x != nil && x.delay == ExplicitZero {
+		x.delay = 0 // as sent: no message timer; ExplicitZero is a request, not a value to show
 	}
 	if q.st != nil {
 		q.putMessageLocked(q.batchLocked(), m, delay > 0, now+delay, false)

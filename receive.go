@@ -296,7 +296,7 @@ func (q *Queue) deliveries(got []take) []Delivery {
 	for i, t := range got {
 		ids := s[i*per : (i+1)*per]
 		d := &out[i] // filled in place: a Delivery is large
-		d.Message = t.m.msg
+		d.Message = t.m.content()
 		d.ReceiptHandle = ids[:handleLen]
 		d.MessageID = ids[handleLen : handleLen+uuidLen]
 		d.SequenceNumber = ids[handleLen+uuidLen:]
@@ -307,8 +307,8 @@ func (q *Queue) deliveries(got []take) []Delivery {
 		d.ReceiveCount = int(t.receiveCount)
 		d.SentAt = q.time(t.m.sentAt)
 		d.FirstReceivedAt = q.time(t.firstReceivedAt)
-		if t.m.msg.Attributes != nil {
-			d.Attributes = cloneAttributes(t.m.msg.Attributes)
+		if t.m.attrs != nil {
+			d.Attributes = cloneAttributes(t.m.attrs)
 		}
 	}
 	return out

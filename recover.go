@@ -259,13 +259,13 @@ func (r *recovery) finish() error {
 	}
 	m := &message{
 		seq:          s.seq,
-		msg:          s.msg,
 		slot:         s.slot,
 		dueIdx:       -1,
 		receiveCount: s.receiveCount,
 		moved:        s.moved,
 		sentAt:       q.tickOf(s.sentAt),
 	}
+	m.setContent(&s.msg, s.msg.Attributes)
 	if s.receiveCount > 0 {
 		m.firstReceivedAt = q.tickOf(s.firstReceivedAt)
 	}

@@ -180,7 +180,7 @@ func (q *Queue) deadLetterLocked(m *message) {
 	}
 	dlq := q.conf().dlq
 	if q.logger != nil {
-		q.moved = append(q.moved, deadLettered{o.messageID, m.msg.GroupID, dlq.name, int(m.receiveCount)})
+		q.moved = append(q.moved, deadLettered{o.messageID, m.groupID, dlq.name, int(m.receiveCount)})
 	}
 	q.dropLocked(m)
 	q.counters.DeadLettered++
@@ -203,13 +203,14 @@ type deadLettered struct {
 // change of the message here can reach the store before it.
 func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceivedAt time.Time, src *Queue) {
 	now := q.lock()
-	m := &message{msg: from.msg, dueIdx: -1, receiveCount: from.receiveCount, moved: true}
+	m := &message{body: from.body, groupID: from.groupID, dedupID: from.dedupID, attrs: from.attrs, extra: from.extra,
+		dueIdx: -1, receiveCount: from.receiveCount, moved: true}
 	if !firstReceivedAt.IsZero() {
 		m.firstReceivedAt = firstReceivedAt.Sub(q.epoch)
 	}
 	m.sentAt = sentAt.Sub(q.epoch)
 	if q.fifo {
-		m.msg.DeduplicationID = o.messageID
+		m.dedupID = o.messageID
 		m.sentAt = now
 	}
 	m.seq = q.takeSeqLocked()

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/storage"
 )
 
@@ -61,26 +60,6 @@ var (
 	// ErrQueueInUse: a dead-letter queue cannot be deleted while a queue open on the store sends to it.
 	ErrQueueInUse = errors.New("fifoq: queue is in use")
 )
-
-func init() {
-	store.EngineOf = func(s any) storage.Engine { return s.(*Store).eng }
-	store.FailStore = func(s any, cause error) error { return s.(*Store).fail(cause) }
-	store.SyncLater = func(t *storage.Ticket) any { return Option(func(c *config) { c.later = t }) }
-	store.StartMoveTask = func(src, dest any, rate int, key []byte, encode func(any) []byte, resume any) (any, error) {
-		d, _ := dest.(*Queue)
-		r, _ := resume.(*MoveTaskStatus)
-		rec := &taskRecord{key: key, encode: func(st MoveTaskStatus) []byte { return encode(st) }}
-		return src.(*Queue).startMoveTask(d, rate, rec, r)
-	}
-	store.HaltMoveTask = func(t any) { t.(*MoveTask).halt() }
-	store.SetAttributesLater = func(q, a any) (storage.Ticket, error) {
-		c, err := q.(*Queue).setAttributes(a.(Attributes))
-		if err != nil {
-			return nil, err
-		}
-		return c.t, c.err
-	}
-}
 
 // OpenStore returns the Store kept in the storage engine e, or a new, empty one when e holds nothing;
 // location names it in errors, such as the engine's directory. Package durable's Open calls it with its

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The durable queue's own rules, on the in-memory engine of internal/store, whose crashes lose what was not
+// The durable queue's own rules, on the in-memory engine of storage/storagetest, whose crashes lose what was not
 // synced and whose commits and syncs fail on demand. (The whole suite also runs on durable queues: see
 // main_test.go; and the state machine restarts its store: model_restart_test.go.)
 

@@ -1,7 +1,7 @@
 package conformance_test
 
 // Tests of a durable server (sqsapi.Open, TestDr*): what survives a restart, clean or a crash. They run on
-// the in-memory engine of internal/store, whose disk outlives the engine and whose Crash loses what was not
+// the in-memory engine of storage/storagetest, whose disk outlives the engine and whose Crash loses what was not
 // synced, and on durable.Open in a temporary directory. Time moves only on the manual clock.
 
 import (
@@ -23,9 +23,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
-	"github.com/fifoq/fifoq/internal/store"
 	"github.com/fifoq/fifoq/sqsapi"
-	"github.com/fifoq/fifoq/storage"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
@@ -339,54 +337,6 @@ func TestDrDeleteQueue(t *testing.T) {
 	}
 }
 
-// drKey is the key of a record of the server: see sqsapi/records.go.
-func drKey(kind byte, name string) []byte { return append([]byte{0x10, kind}, name...) }
-
-// drWrite writes records to the disk of the in-memory engine while no store is open on it.
-func drWrite(t *testing.T, disk *storagetest.Disk, edit func(b storage.Batch)) {
-	t.Helper()
-	eng, err := disk.Open()
-	require.NoError(t, err)
-	b := eng.NewBatch()
-	edit(b)
-	_, err = eng.Commit(b, false)
-	require.NoError(t, err)
-	require.NoError(t, eng.Close())
-}
-
-// TestDrInterruptedDelete finds a queue whose DeleteQueue was cut short by a crash after its deletion was
-// recorded and before fifoq deleted it: Open finishes the deletion.
-func TestDrInterruptedDelete(t *testing.T) {
-	t.Parallel()
-	d := drMemory(t)
-	d.send(d.create("victim", nil), "doomed")
-	d.create("kept", nil)
-	d.stop(false)
-	drWrite(t, d.disk, func(b storage.Batch) {
-		b.Delete(drKey('q', "victim"))
-		b.Set(drKey('d', "victim"), append([]byte{1}, binaryVarint(d.clk.Now().UnixNano())...))
-	})
-	d.open()
-	require.Equal(t, []string{"kept"}, d.st.Queues(), "the deletion finished")
-	_, err := d.c.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String("victim")})
-	sdWantErr(t, err, sdDeletedRecently, "")
-	d.clk.Advance(time.Minute)
-	require.Equal(t, "0/0/0", d.counts(d.create("victim", nil)))
-}
-
-func binaryVarint(x int64) []byte {
-	var b []byte
-	ux := uint64(x) << 1
-	if x < 0 {
-		ux = ^ux
-	}
-	for ux >= 0x80 {
-		b = append(b, byte(ux)|0x80)
-		ux >>= 7
-	}
-	return append(b, byte(ux))
-}
-
 // TestDrRedriveEdges restarts with the redrive policies that fifoq's rules alone would not re-create: a
 // pending policy that would close a cycle, and a source whose dead-letter queue's RedriveAllowPolicy now
 // refuses it. Each comes back as it was.
@@ -421,60 +371,6 @@ func TestDrRedriveEdges(t *testing.T) {
 	for range 4 {
 		require.Len(t, d.receiveN(a, 1), 1, "m stays in a")
 		d.clk.Advance(31 * time.Second)
-	}
-}
-
-// TestDrCorrupt refuses a store whose server records do not decode, naming the record: never a panic, never
-// a queue left out.
-func TestDrCorrupt(t *testing.T) {
-	t.Parallel()
-	good := `{"created":1,"modified":1,"visibilityTimeout":30000000000,"delay":0,"retention":345600000000000,` +
-		`"receiveWaitTime":0,"maxMessageSize":1048576}`
-	for _, tc := range []struct {
-		name  string
-		key   []byte
-		value []byte
-		want  string
-	}{
-		{"version", drKey('q', "jobs"), append([]byte{2}, good...), "queue record jobs: version 2, want 1"},
-		{"empty", drKey('q', "jobs"), nil, "queue record jobs: empty value"},
-		{"not JSON", drKey('q', "jobs"), []byte("\x01{"), "queue record jobs: unexpected EOF"},
-		{"unknown field", drKey('q', "jobs"), []byte("\x01" + strings.Replace(good, "{", `{"colour":"red",`, 1)),
-			`queue record jobs: json: unknown field "colour"`},
-		{"trailing data", drKey('q', "jobs"), []byte("\x01" + good + "{}"), "queue record jobs: data after the definition"},
-		{"no created", drKey('q', "jobs"), []byte("\x01" + strings.Replace(good, `"created":1`, `"created":0`, 1)),
-			"queue record jobs: created 0"},
-		{"out of range", drKey('q', "jobs"), []byte("\x01" + strings.Replace(good, "30000000000", "-1", 1)),
-			"queue record jobs: fifoq: invalid queue attribute"},
-		{"bad name", drKey('q', "bad name"), []byte("\x01" + good), "queue record bad name: fifoq: invalid queue name"},
-		{"FIFO attribute", drKey('q', "jobs"), []byte("\x01" + strings.Replace(good, "{", `{"fifoThroughputLimit":"perQueue",`, 1)),
-			"queue record jobs: FIFO attributes on a standard queue"},
-		{"scope", drKey('q', "jobs.fifo"), []byte("\x01" + strings.Replace(good, "{", `{"fifoThroughputLimit":"perQueue","deduplicationScope":"world",`, 1)),
-			`queue record jobs.fifo: DeduplicationScope "world"`},
-		{"maxReceiveCount", drKey('q', "jobs"), []byte("\x01" + strings.Replace(good, "{", `{"deadLetterQueue":"dlq","maxReceiveCount":0,`, 1)),
-			"queue record jobs: maxReceiveCount 0"},
-		{"deleted", drKey('d', "gone"), []byte{1}, "deleted-name record gone: bad time"},
-		{"trace", append(drKey('t', "\x00\x00\x00\x00\x00\x00\x00\x00"), "id"...), []byte{2, 'h'},
-			"AWSTraceHeader record of message id: version 2, want 1"},
-		{"unknown kind", drKey('z', "x"), []byte{1}, `record "\x10zx": unknown key`},
-	} {
-		disk := storagetest.NewDisk()
-		eng, err := disk.Open()
-		require.NoError(t, err)
-		st, err := fifoq.OpenStore(eng, "disk")
-		require.NoError(t, err)
-		require.NoError(t, st.Close())
-		drWrite(t, disk, func(b storage.Batch) { b.Set(tc.key, tc.value) })
-
-		eng, err = disk.Open()
-		require.NoError(t, err)
-		st, err = fifoq.OpenStore(eng, "disk")
-		require.NoError(t, err)
-		srv, err := sqsapi.Open(st)
-		require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, tc.name)
-		require.ErrorContains(t, err, tc.want, tc.name)
-		require.Nil(t, srv, tc.name)
-		require.NoError(t, st.Close())
 	}
 }
 
@@ -567,27 +463,18 @@ func drWantUnavailable(t *testing.T, err error, what string) {
 	require.Equal(t, http.StatusServiceUnavailable, re.HTTPStatusCode(), what)
 }
 
-// TestDrTraceHeaders keeps a trace header as long as a message may be stored, and drops its record after.
+// TestDrTraceHeaders keeps a trace header as long as its message is stored: it is part of the message.
 func TestDrTraceHeaders(t *testing.T) {
 	t.Parallel()
 	d := drMemory(t)
 	url := d.create("q", sdKV("MessageRetentionPeriod", "1209600"))
 	d.send(url, "m", sdTrace(sdTraceHeader))
-	traces := func() int {
-		n := 0
-		require.NoError(t, store.EngineOf(d.st).Scan(drKey('t', ""), drKey('t'+1, ""), func(k, v []byte) error {
-			n++
-			return nil
-		}))
-		return n
-	}
-	require.Equal(t, 1, traces())
 	d.clk.Advance(13 * 24 * time.Hour)
 	d.restart(true)
 	require.Equal(t, sdTraceHeader, d.receiveAll(url)[0].Attributes["AWSTraceHeader"], "13 days later")
 	d.clk.Advance(16 * 24 * time.Hour)
 	d.restart(false)
-	require.Equal(t, 0, traces(), "the record is gone 29 days later")
+	require.Equal(t, "0/0/0", d.counts(url), "the message, and its header, are gone 29 days later")
 }
 
 // TestDrOpenErrors: Open refuses a nil store, and a store whose queues are open already.

@@ -16,7 +16,7 @@ import (
 // driver interface (scDriver) and run four times, with the same code and the same expectations: over the Go
 // API (fifoq.New and the Queue methods, "go") and over the SQS wire API (aws-sdk-go-v2 against a
 // sqsapi.Server, in process) with three servers: in memory (sqsapi.NewServer, "wire"), durable (sqsapi.Open
-// on a fresh store of the in-memory engine of internal/store, "durable"), and durable restarted before every
+// on a fresh store of the in-memory engine of storage/storagetest, "durable"), and durable restarted before every
 // request, by a close or a crash of the engine in turn ("restart"; scDurable says when it does not), so that
 // every expectation holds across restarts too. Subtests are named driver/scenario: go/01_standard_basic,
 // wire/01_standard_basic, durable/01_standard_basic, restart/01_standard_basic. Every top-level name of this

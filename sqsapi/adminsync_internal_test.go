@@ -36,8 +36,9 @@ func query(s *Server, params url.Values) (int, string) {
 }
 
 // No request waits for the sync of another queue's admin action: while the sync of an action on queue b
-// is held (a disk slow for b's records), a send to queue a completes. Before the admin actions released
-// the registry lock before their syncs, the send waited for b's (here, for ever: the test times out).
+// is held (a disk slow for b's records), a send to queue a completes. The catalogue waits for a change's
+// sync after releasing its lock; were it to wait under it, the send would wait for b's (here, for ever:
+// the test times out).
 func TestAdminActionsDoNotDelayOtherQueues(t *testing.T) {
 	clock := fifoq.NewManualClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	disk := storagetest.NewDisk()
@@ -89,5 +90,7 @@ func TestAdminActionsDoNotDelayOtherQueues(t *testing.T) {
 		eng.ReleaseHeld()
 		require.Equal(t, http.StatusOK, <-done, a.name)
 	}
-	require.Equal(t, len(actions), s.lookup(s.plain, "a").q.Stats().Visible)
+	q, ok := s.Queue("a")
+	require.True(t, ok)
+	require.Equal(t, len(actions), q.Stats().Visible)
 }

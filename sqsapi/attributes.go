@@ -2,6 +2,7 @@ package sqsapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -13,6 +14,11 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
+// The queue attributes: decoded into a fifoq.Definition and the fifoq.Fields they set, and shown from one.
+// The rules of the attributes are the catalogue's (fifoq.Definition.Check, fifoq.Catalog): this file checks
+// what the wire spells (numbers, booleans, JSON documents, ARNs), calling the catalogue's checks as it reads
+// each attribute, so that the first bad one is refused in the order SQS refuses it.
+
 // The queue attributes, in the order GetQueueAttributes returns them.
 var attributeOrder = []string{
 	"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed",
@@ -22,46 +28,21 @@ var attributeOrder = []string{
 	"FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit",
 }
 
-// durationOptions are the options of fifoq.New that the attributes in seconds set.
-var durationOptions = map[string]func(time.Duration) fifoq.Option{
-	"VisibilityTimeout":             fifoq.WithVisibilityTimeout,
-	"DelaySeconds":                  fifoq.WithDelay,
-	"MessageRetentionPeriod":        fifoq.WithRetention,
-	"ReceiveMessageWaitTimeSeconds": fifoq.WithReceiveWaitTime,
+// durationFields are the settings that the attributes in seconds set.
+var durationFields = map[string]fifoq.Fields{
+	"VisibilityTimeout":             fifoq.FieldVisibilityTimeout,
+	"DelaySeconds":                  fifoq.FieldDelay,
+	"MessageRetentionPeriod":        fifoq.FieldRetention,
+	"ReceiveMessageWaitTimeSeconds": fifoq.FieldReceiveWaitTime,
 }
 
-// A queueView is everything GetQueueAttributes shows of a queue's settings, so a change can be tried on a
-// copy before it is made.
-type queueView struct {
-	a            fifoq.Attributes
-	throughput   string
-	allowSet     bool
-	extra        map[string]string
-	pendingDLQ   string      // see queueState.pendingDLQ
-	pendingCount int         // see queueState.pendingCount
-	stats        fifoq.Stats // the counts, when GetQueueAttributes asks for one of them
-}
-
-// viewLocked returns the queue's settings; qs.mu must be held.
-func (qs *queueState) viewLocked() queueView {
-	return queueView{a: qs.q.Attributes(), throughput: qs.throughput, allowSet: qs.allowSet, extra: maps.Clone(qs.extra),
-		pendingDLQ: qs.pendingDLQ, pendingCount: qs.pendingCount}
-}
-
-// An attrSet is a parsed, validated set of attribute changes (CreateQueue, SetQueueAttributes).
+// An attrSet is a parsed, validated set of attribute changes (CreateQueue, SetQueueAttributes): the
+// settings they give, for the catalogue.
 type attrSet struct {
-	raw        map[string]string // as given, for error texts
-	durations  map[string]time.Duration
-	maxSize    int
-	cbd        *bool
-	scope      fifoq.DeduplicationScope
-	throughput string
-	redrive    *fifoq.Queue // with count; nil with redriveSet: remove the policy
-	count      int
-	redriveSet bool
-	allow      *fifoq.RedriveAllowPolicy // nil with allowSet: back to the default
-	allowSet   bool
-	extra      map[string]string
+	raw     map[string]string // as given, for error texts
+	def     fifoq.Definition  // the settings given
+	fields  fifoq.Fields      // which
+	sources []string          // the ARNs of the RedriveAllowPolicy's sources, for checkSources
 }
 
 func badAttribute(name string) *apiError {
@@ -93,10 +74,11 @@ func checkCreateType(name string, fifo bool, attrs map[string]string) *apiError 
 	return nil
 }
 
-// parseAttributes validates attribute changes for a queue, FIFO or not. find looks up a queue by name (the
-// caller may hold the registry lock). Nothing is changed.
-func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(string) *queueState) (*attrSet, *apiError) {
+// parseAttributes validates attribute changes for a queue of ns, FIFO or not. A RedrivePolicy must name a
+// queue of ns that the server holds. Nothing is changed.
+func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Namespace) (*attrSet, *apiError) {
 	set := &attrSet{raw: attrs}
+	d := &set.def
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		v := attrs[name]
 		switch name {
@@ -105,23 +87,29 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(s
 			if err != nil {
 				return nil, badAttribute(name)
 			}
-			d := secondsOf(n)
-			if err := fifoq.CheckOptions(fifo, durationOptions[name](d)); err != nil {
-				return nil, coreError(err) // fifoq's range, checked in the order of the names, as SQS does
+			f := durationFields[name]
+			switch dur := secondsOf(n); f {
+			case fifoq.FieldVisibilityTimeout:
+				d.VisibilityTimeout = dur
+			case fifoq.FieldDelay:
+				d.Delay = dur
+			case fifoq.FieldRetention:
+				d.Retention = dur
+			case fifoq.FieldReceiveWaitTime:
+				d.ReceiveWaitTime = dur
 			}
-			if set.durations == nil {
-				set.durations = make(map[string]time.Duration, 4)
+			if err := set.add(fifo, f); err != nil {
+				return nil, err // fifoq's range, checked in the order of the names, as SQS does
 			}
-			set.durations[name] = d
 		case "MaximumMessageSize":
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return nil, badAttribute(name)
 			}
-			if err := fifoq.CheckOptions(fifo, fifoq.WithMaxMessageSize(n)); err != nil {
-				return nil, coreError(err)
+			d.MaxMessageSize = n
+			if err := set.add(fifo, fifoq.FieldMaxMessageSize); err != nil {
+				return nil, err
 			}
-			set.maxSize = n
 		case "FifoQueue":
 			if !fifo {
 				return nil, unknownAttribute(name)
@@ -137,7 +125,8 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(s
 			if !ok {
 				return nil, badAttribute(name)
 			}
-			set.cbd = &b
+			d.ContentBasedDeduplication = b
+			set.fields |= fifoq.FieldContentBasedDeduplication
 		case "DeduplicationScope":
 			if !fifo {
 				return nil, newError(codeInvalidAttributeName, "You can specify the DeduplicationScope only when FifoQueue is set to true.")
@@ -146,206 +135,119 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, find func(s
 			if !ok {
 				return nil, badAttribute(name)
 			}
-			set.scope = scope
+			d.DeduplicationScope = scope
+			set.fields |= fifoq.FieldDeduplicationScope
 		case "FifoThroughputLimit":
 			if !fifo {
 				return nil, newError(codeInvalidAttributeName, "You can specify the FifoThroughputLimit only when FifoQueue is set to true.")
 			}
-			if v != "perQueue" && v != "perMessageGroupId" {
+			switch v {
+			case fifoq.ThroughputPerQueue.String():
+				d.ThroughputLimit = fifoq.ThroughputPerQueue
+			case fifoq.ThroughputPerMessageGroupID.String():
+				d.ThroughputLimit = fifoq.ThroughputPerMessageGroupID
+			default:
 				return nil, badAttribute(name)
 			}
-			set.throughput = v
+			set.fields |= fifoq.FieldThroughputLimit
 		case "RedrivePolicy":
-			set.redriveSet = true
+			set.fields |= fifoq.FieldRedrivePolicy
 			if v == "" {
 				continue
 			}
-			dlqName, count, err := s.parseRedrivePolicy(v)
+			dlqNS, dlq, count, err := parseRedrivePolicy(v)
 			if err != nil {
 				return nil, err
 			}
-			dlq := find(dlqName)
-			if dlq == nil {
+			if _, ok := s.cat.Queue(dlqNS, dlq); !ok || dlqNS != ns { // a dead-letter queue is of its sources' namespace
 				return nil, invalidValue(v, "RedrivePolicy", "Dead-letter target does not exist.")
 			}
-			set.redrive, set.count = dlq.q, count
+			d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: dlq, MaxReceiveCount: count}
 		case "RedriveAllowPolicy":
-			set.allowSet = true
+			set.fields |= fifoq.FieldRedriveAllowPolicy
 			if v == "" {
 				continue
 			}
-			p, err := s.parseRedriveAllowPolicy(v)
+			p, sources, err := parseRedriveAllowPolicy(v)
 			if err != nil {
 				return nil, err
 			}
-			set.allow = p
+			d.RedriveAllowPolicy, set.sources = p, sources
 		case "KmsDataKeyReusePeriodSeconds":
-			if _, ok := parseInt(v, 60, 86400); !ok {
+			n, ok := parseInt(v, 60, 86400)
+			if !ok {
 				return nil, badAttribute(name)
 			}
-			set.store(name, v)
+			d.KMSDataKeyReusePeriod = time.Duration(n) * time.Second
+			set.fields |= fifoq.FieldKMSDataKeyReusePeriod
 		case "SqsManagedSseEnabled":
-			if _, ok := parseBool(v); !ok {
+			b, ok := parseBool(v)
+			if !ok {
 				return nil, badAttribute(name)
 			}
-			set.store(name, strings.ToLower(v))
-		case "Policy", "KmsMasterKeyId":
-			set.store(name, v)
+			d.SQSManagedSSE = b
+			set.fields |= fifoq.FieldSQSManagedSSE
+		case "Policy":
+			d.Policy = v
+			set.fields |= fifoq.FieldPolicy
+		case "KmsMasterKeyId":
+			d.KMSMasterKeyID = v
+			set.fields |= fifoq.FieldKMSMasterKeyID
 		default:
 			return nil, unknownAttribute(name)
 		}
 	}
-	if key := attrs["KmsMasterKeyId"]; key != "" && strings.EqualFold(attrs["SqsManagedSseEnabled"], "true") {
-		return nil, errSSEConflict
+	if err := d.Check(fifo, set.fields&(fifoq.FieldKMSMasterKeyID|fifoq.FieldSQSManagedSSE)); err != nil {
+		return nil, coreError(err) // both kinds of server-side encryption at once
 	}
 	return set, nil
 }
 
-// errSSEConflict rejects a change that turns on both kinds of server-side encryption at once.
-var errSSEConflict = &apiError{codeInvalidAttributeName, "You can use one type of server-side encryption (SSE) at " +
-	"one time. You can either enable KMS SSE or SQS SSE.", 400, nil}
-
-func (set *attrSet) store(name, v string) {
-	if set.extra == nil {
-		set.extra = make(map[string]string, 2)
-	}
-	set.extra[name] = v
-}
-
-// applyTo makes the changes on v, and checks the rules between attributes.
-func (set *attrSet) applyTo(v *queueView) *apiError {
-	for name, d := range set.durations {
-		switch name {
-		case "VisibilityTimeout":
-			v.a.VisibilityTimeout = d
-		case "DelaySeconds":
-			v.a.Delay = d
-		case "MessageRetentionPeriod":
-			v.a.Retention = d
-		case "ReceiveMessageWaitTimeSeconds":
-			v.a.ReceiveWaitTime = d
-		}
-	}
-	if set.maxSize != 0 {
-		v.a.MaxMessageSize = set.maxSize
-	}
-	if set.cbd != nil {
-		v.a.ContentBasedDeduplication = *set.cbd
-	}
-	if set.scope != 0 {
-		v.a.DeduplicationScope = set.scope
-	}
-	if set.throughput != "" {
-		v.throughput = set.throughput
-	}
-	if set.redriveSet {
-		v.a.DeadLetterQueue, v.a.MaxReceiveCount = set.redrive, set.count
-		v.pendingDLQ, v.pendingCount = "", 0
-	}
-	if set.allowSet {
-		v.allowSet = set.allow != nil
-		v.a.RedriveAllowPolicy = fifoq.RedriveAllowPolicy{}
-		if set.allow != nil {
-			v.a.RedriveAllowPolicy = *set.allow
-		}
-	}
-	set.applyExtra(v)
-	if v.throughput == "perMessageGroupId" && v.a.DeduplicationScope != fifoq.DeduplicationScopeMessageGroup {
-		return newError(codeInvalidAttributeValue, "Invalid value for the parameter FifoThroughputLimit. Reason: "+
-			"perMessageGroupId is allowed only when DeduplicationScope is messageGroup.")
+// add adds the setting f, decoded into set.def, and checks it.
+func (set *attrSet) add(fifo bool, f fifoq.Fields) *apiError {
+	set.fields |= f
+	if err := set.def.Check(fifo, f); err != nil {
+		return coreError(err)
 	}
 	return nil
 }
 
-// applyExtra makes the changes of the attributes the server keeps beside the queue: the Policy and the
-// server-side encryption, which is one of two kinds. A queue uses SQS-managed keys (SqsManagedSseEnabled
-// true, the default of a new queue) unless it has a KMS key (KmsMasterKeyId) or SqsManagedSseEnabled is
-// false. Setting a KMS key turns the SQS-managed encryption off; SqsManagedSseEnabled=true removes the KMS
-// key and its reuse period; an empty KmsMasterKeyId removes both too. A change that sets both kinds is
-// rejected by parseAttributes.
-func (set *attrSet) applyExtra(v *queueView) {
-	if len(set.extra) == 0 {
-		return
-	}
-	if v.extra == nil {
-		v.extra = make(map[string]string, len(set.extra))
-	}
-	if p, ok := set.extra["Policy"]; ok {
-		if p == "" {
-			delete(v.extra, "Policy")
-		} else {
-			v.extra["Policy"] = p
+// checkSources refuses a RedriveAllowPolicy of set whose sourceQueueArns name queues outside ns: the
+// sources of a dead-letter queue are in its account and region.
+func (s *Server) checkSources(ns fifoq.Namespace, set *attrSet) *apiError {
+	for _, a := range set.sources {
+		if srcNS, name, _ := parseARN(a); srcNS != ns {
+			return newError(codeInvalidAttributeValue, "Invalid value for the parameter RedriveAllowPolicy. Reason: Invalid source queue ARN %s.", arn(srcNS, name))
 		}
 	}
-	key, keySet := set.extra["KmsMasterKeyId"]
-	sse, sseSet := set.extra["SqsManagedSseEnabled"]
-	if keySet || sse == "true" {
-		delete(v.extra, "KmsMasterKeyId")
-		delete(v.extra, "KmsDataKeyReusePeriodSeconds")
-	}
-	if key != "" {
-		v.extra["KmsMasterKeyId"] = key
-		if !sseSet {
-			v.extra["SqsManagedSseEnabled"] = "false"
-		}
-	}
-	if p, ok := set.extra["KmsDataKeyReusePeriodSeconds"]; ok {
-		v.extra["KmsDataKeyReusePeriodSeconds"] = p
-	}
-	if sseSet {
-		v.extra["SqsManagedSseEnabled"] = sse
-	}
-}
-
-// options returns the options of fifoq.New that make a queue with the changes (CreateQueue). The rules
-// between attributes are checked on v, the view of a new queue, which the changes are made on.
-func (set *attrSet) options(v *queueView) ([]fifoq.Option, *apiError) {
-	if err := set.applyTo(v); err != nil {
-		return nil, err
-	}
-	var opts []fifoq.Option
-	for name, d := range set.durations {
-		opts = append(opts, durationOptions[name](d))
-	}
-	if set.maxSize != 0 {
-		opts = append(opts, fifoq.WithMaxMessageSize(set.maxSize))
-	}
-	if set.cbd != nil && *set.cbd {
-		opts = append(opts, fifoq.WithContentBasedDeduplication())
-	}
-	if set.scope != 0 {
-		opts = append(opts, fifoq.WithDeduplicationScope(set.scope))
-	}
-	if set.redrive != nil {
-		opts = append(opts, fifoq.WithDeadLetterQueue(set.redrive, set.count))
-	}
-	if set.allow != nil {
-		opts = append(opts, fifoq.WithRedriveAllowPolicy(*set.allow))
-	}
-	return opts, nil
-}
-
-// apply makes the changes on the queue, or none of them, and records its new definition in j.
-func (set *attrSet) apply(s *Server, j *journal, qs *queueState, now time.Time) *apiError {
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	v := qs.viewLocked()
-	if err := set.applyTo(&v); err != nil {
-		return err
-	}
-	if err := s.setAttributes(j, qs.q, v.a); err != nil {
-		return set.coreError(err, qs.arn, qs.q.FIFO())
-	}
-	qs.throughput, qs.allowSet, qs.extra = v.throughput, v.allowSet, v.extra
-	if set.redriveSet { // only then is the registry lock held, as a change of pendingDLQ needs
-		qs.pendingDLQ, qs.pendingCount = v.pendingDLQ, v.pendingCount
-	}
-	qs.modified = now
-	s.putQueueLocked(j, qs)
 	return nil
 }
 
-// coreError translates a rejection of Queue.SetAttributes or fifoq.New, for the queue arn, FIFO or not: a
+// parseScope reads a DeduplicationScope attribute.
+func parseScope(v string) (fifoq.DeduplicationScope, bool) {
+	switch v {
+	case "queue":
+		return fifoq.DeduplicationScopeQueue, true
+	case "messageGroup":
+		return fifoq.DeduplicationScopeMessageGroup, true
+	}
+	return 0, false
+}
+
+// parsePermission reads the redrivePermission of a RedriveAllowPolicy.
+func parsePermission(v string) (fifoq.RedrivePermission, bool) {
+	switch v {
+	case "allowAll":
+		return fifoq.RedriveAllowAll, true
+	case "denyAll":
+		return fifoq.RedriveDenyAll, true
+	case "byQueue":
+		return fifoq.RedriveByQueue, true
+	}
+	return 0, false
+}
+
+// coreError translates a rejection by the catalogue of the changes of set, for the queue arn, FIFO or not: a
 // redrive policy's, whose message quotes the policy as given and names queues by their ARNs; the others as
 // any fifoq error.
 func (set *attrSet) coreError(err error, arn string, fifo bool) *apiError {
@@ -354,7 +256,7 @@ func (set *attrSet) coreError(err error, arn string, fifo bool) *apiError {
 		return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", "Queue "+arn+
 			" is not allowed to use the dead-letter target by its RedriveAllowPolicy.")
 	case errors.Is(err, fifoq.ErrInvalidRedrivePolicy):
-		if d := set.redrive; d != nil && d.FIFO() != fifo {
+		if dlq := set.def.RedrivePolicy.DeadLetterQueue; dlq != "" && strings.HasSuffix(dlq, ".fifo") != fifo {
 			return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", "Dead-letter queue must be same type of queue as the source.")
 		}
 		return invalidValue(set.raw["RedrivePolicy"], "RedrivePolicy", fifoq.ErrorMessage(err))
@@ -364,20 +266,21 @@ func (set *attrSet) coreError(err error, arn string, fifo bool) *apiError {
 	return coreError(err)
 }
 
-// parseRedrivePolicy reads {"deadLetterTargetArn": arn, "maxReceiveCount": n}, n a number or a numeric string.
-func (s *Server) parseRedrivePolicy(v string) (string, int, *apiError) {
+// parseRedrivePolicy reads {"deadLetterTargetArn": arn, "maxReceiveCount": n}, n a number or a numeric
+// string: the namespace and name of the dead-letter queue, and n.
+func parseRedrivePolicy(v string) (fifoq.Namespace, string, int, *apiError) {
 	var p struct {
 		Target *string          `json:"deadLetterTargetArn"`
 		Count  *json.RawMessage `json:"maxReceiveCount"`
 	}
 	if err := json.Unmarshal([]byte(v), &p); err != nil {
-		return "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy is not a valid JSON map.")
+		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy is not a valid JSON map.")
 	}
 	if p.Target == nil || *p.Target == "" {
-		return "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: deadLetterTargetArn.")
+		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: deadLetterTargetArn.")
 	}
 	if p.Count == nil || string(*p.Count) == "null" {
-		return "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: maxReceiveCount.")
+		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: maxReceiveCount.")
 	}
 	raw := bytes.TrimSpace(*p.Count)
 	if len(raw) > 0 && raw[0] == '"' {
@@ -388,18 +291,19 @@ func (s *Server) parseRedrivePolicy(v string) (string, int, *apiError) {
 	}
 	count, ok := parseInt(string(raw), 1, 1000)
 	if !ok {
-		return "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for maxReceiveCount: "+string(raw)+
+		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for maxReceiveCount: "+string(raw)+
 			", valid values are from 1 to 1000 both inclusive.")
 	}
-	name, ok := s.nameOfARN(*p.Target)
+	ns, name, ok := parseARN(*p.Target)
 	if !ok {
-		return "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for deadLetterTargetArn.") // AWS, before any lookup
+		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for deadLetterTargetArn.") // AWS, before any lookup
 	}
-	return name, count, nil
+	return ns, name, count, nil
 }
 
-// parseRedriveAllowPolicy reads {"redrivePermission": "allowAll"|"denyAll"|"byQueue", "sourceQueueArns": [...]}.
-func (s *Server) parseRedriveAllowPolicy(v string) (*fifoq.RedriveAllowPolicy, *apiError) {
+// parseRedriveAllowPolicy reads {"redrivePermission": "allowAll"|"denyAll"|"byQueue", "sourceQueueArns":
+// [...]}: the policy, its sources named in their namespace, which checkSources checks, with their ARNs.
+func parseRedriveAllowPolicy(v string) (*fifoq.RedriveAllowPolicy, []string, *apiError) {
 	var p struct {
 		Permission string   `json:"redrivePermission"`
 		Sources    []string `json:"sourceQueueArns"`
@@ -408,74 +312,71 @@ func (s *Server) parseRedriveAllowPolicy(v string) (*fifoq.RedriveAllowPolicy, *
 		return newError(codeInvalidAttributeValue, "Invalid value for the parameter RedriveAllowPolicy. Reason: %s", reason)
 	}
 	if err := json.Unmarshal([]byte(v), &p); err != nil {
-		return nil, bad("Redrive allow policy is not a valid JSON map.")
+		return nil, nil, bad("Redrive allow policy is not a valid JSON map.")
 	}
 	permission, ok := parsePermission(p.Permission)
 	if !ok {
-		return nil, bad("Invalid value for redrivePermission.")
+		return nil, nil, bad("Invalid value for redrivePermission.")
 	}
 	out := &fifoq.RedriveAllowPolicy{Permission: permission}
 	switch {
 	case out.Permission != fifoq.RedriveByQueue && len(p.Sources) > 0:
-		return nil, bad("sourceQueueArns is allowed only when redrivePermission is byQueue.")
+		return nil, nil, bad("sourceQueueArns is allowed only when redrivePermission is byQueue.")
 	case out.Permission == fifoq.RedriveByQueue && (len(p.Sources) == 0 || len(p.Sources) > 10):
-		return nil, bad("byQueue takes 1 to 10 sourceQueueArns.")
+		return nil, nil, bad("byQueue takes 1 to 10 sourceQueueArns.")
 	}
-	for _, arn := range p.Sources {
-		name, ok := s.nameOfARN(arn)
+	for _, a := range p.Sources {
+		_, name, ok := parseARN(a)
 		if !ok {
-			return nil, bad("Invalid source queue ARN " + arn + ".")
+			return nil, nil, bad("Invalid source queue ARN " + a + ".")
 		}
 		out.Sources = append(out.Sources, name)
 	}
-	return out, nil
+	return out, p.Sources, nil
 }
 
-// value returns the attribute's value, and false when the queue has no such attribute.
-func (s *Server) value(qs *queueState, v *queueView, name string) (string, bool) {
-	fifo := qs.q.FIFO()
-	a := &v.a
+// value returns the attribute name of the queue q, whose definition is d and counts stats, and false when
+// the queue has no such attribute.
+func value(q fifoq.CatalogQueue, d *fifoq.Definition, stats fifoq.Stats, name string) (string, bool) {
+	fifo := q.Queue.FIFO()
 	seconds := func(d time.Duration) string { return itoa(int64(d / time.Second)) }
 	switch name {
 	case "ApproximateNumberOfMessages":
-		return strconv.Itoa(v.stats.Visible), true
+		return strconv.Itoa(stats.Visible), true
 	case "ApproximateNumberOfMessagesNotVisible":
-		return strconv.Itoa(v.stats.InFlight), true
+		return strconv.Itoa(stats.InFlight), true
 	case "ApproximateNumberOfMessagesDelayed":
-		return strconv.Itoa(v.stats.Delayed), true
+		return strconv.Itoa(stats.Delayed), true
 	case "CreatedTimestamp":
-		return itoa(qs.created.Unix()), true
+		return itoa(d.Created.Unix()), true
 	case "LastModifiedTimestamp":
-		return itoa(qs.modified.Unix()), true
+		return itoa(d.Modified.Unix()), true
 	case "QueueArn":
-		return qs.arn, true
+		return arnOf(q), true
 	case "VisibilityTimeout":
-		return seconds(a.VisibilityTimeout), true
+		return seconds(d.VisibilityTimeout), true
 	case "DelaySeconds":
-		return seconds(a.Delay), true
+		return seconds(d.Delay), true
 	case "MessageRetentionPeriod":
-		return seconds(a.Retention), true
+		return seconds(d.Retention), true
 	case "ReceiveMessageWaitTimeSeconds":
-		return seconds(a.ReceiveWaitTime), true
+		return seconds(d.ReceiveWaitTime), true
 	case "MaximumMessageSize":
-		return strconv.Itoa(a.MaxMessageSize), true
+		return strconv.Itoa(d.MaxMessageSize), true
 	case "RedrivePolicy":
-		arn, count := v.pendingDLQ, v.pendingCount
-		if a.DeadLetterQueue != nil {
-			arn, count = s.arnOf(a.DeadLetterQueue.Name()), a.MaxReceiveCount
-		}
-		if arn == "" {
+		p := d.RedrivePolicy
+		if p.DeadLetterQueue == "" {
 			return "", false
 		}
-		b := append([]byte(`{"deadLetterTargetArn":`), appendJSONString(nil, arn)...)
+		b := append([]byte(`{"deadLetterTargetArn":`), appendJSONString(nil, arn(q.Namespace, p.DeadLetterQueue))...)
 		b = append(b, `,"maxReceiveCount":`...)
-		b = strconv.AppendInt(b, int64(count), 10)
+		b = strconv.AppendInt(b, int64(p.MaxReceiveCount), 10)
 		return string(append(b, '}')), true
 	case "RedriveAllowPolicy":
-		if !v.allowSet {
+		p := d.RedriveAllowPolicy
+		if p == nil {
 			return "", false
 		}
-		p := a.RedriveAllowPolicy
 		b := append([]byte(`{"redrivePermission":`), appendJSONString(nil, p.Permission.String())...)
 		if p.Permission == fifoq.RedriveByQueue {
 			b = append(b, `,"sourceQueueArns":[`...)
@@ -483,69 +384,32 @@ func (s *Server) value(qs *queueState, v *queueView, name string) (string, bool)
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = appendJSONString(b, s.arnOf(src))
+				b = appendJSONString(b, arn(q.Namespace, src))
 			}
 			b = append(b, ']')
 		}
 		return string(append(b, '}')), true
 	case "SqsManagedSseEnabled":
-		if x, ok := v.extra[name]; ok {
-			return x, true
-		}
-		_, kms := v.extra["KmsMasterKeyId"]
-		return strconv.FormatBool(!kms), true // SQS-managed encryption unless a KMS key was given
+		return strconv.FormatBool(d.SQSManagedSSE), true
 	case "KmsDataKeyReusePeriodSeconds":
-		if _, kms := v.extra["KmsMasterKeyId"]; !kms {
+		if d.KMSMasterKeyID == "" {
 			return "", false // shown only while the queue has a KMS key
 		}
-		if x, ok := v.extra[name]; ok {
-			return x, true
-		}
-		return "300", true // SQS's default: 5 minutes
-	case "Policy", "KmsMasterKeyId":
-		x, ok := v.extra[name]
-		return x, ok
+		return seconds(cmp.Or(d.KMSDataKeyReusePeriod, 5*time.Minute)), true // SQS's default: 5 minutes
+	case "Policy":
+		return d.Policy, d.Policy != ""
+	case "KmsMasterKeyId":
+		return d.KMSMasterKeyID, d.KMSMasterKeyID != ""
 	case "FifoQueue":
 		return "true", fifo
 	case "ContentBasedDeduplication":
-		return strconv.FormatBool(a.ContentBasedDeduplication), fifo
+		return strconv.FormatBool(d.ContentBasedDeduplication), fifo
 	case "DeduplicationScope":
-		scope := a.DeduplicationScope
-		if scope == 0 {
-			scope = fifoq.DeduplicationScopeQueue
-		}
-		return scope.String(), fifo
+		return cmp.Or(d.DeduplicationScope, fifoq.DeduplicationScopeQueue).String(), fifo
 	case "FifoThroughputLimit":
-		return v.throughput, fifo
+		return d.ThroughputLimit.String(), fifo
 	}
 	return "", false
-}
-
-// sameAttributes checks that creating an existing queue with attrs would change nothing (spec 7.3.2).
-// The registry lock is held.
-func (s *Server) sameAttributes(qs *queueState, attrs map[string]string) *apiError {
-	if len(attrs) == 0 {
-		return nil
-	}
-	set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.finderLocked(qs.ns))
-	if err != nil {
-		return err
-	}
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	cur := qs.viewLocked()
-	want := qs.viewLocked()
-	if err := set.applyTo(&want); err != nil {
-		return err
-	}
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		a, okA := s.value(qs, &cur, name)
-		b, okB := s.value(qs, &want, name)
-		if a != b || okA != okB {
-			return newError(codeQueueAlreadyExists, "A queue already exists with the same name and a different value for attribute %s", name)
-		}
-	}
-	return nil
 }
 
 // parseInt reads a decimal integer in lo..hi.

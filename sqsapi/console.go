@@ -24,17 +24,17 @@ func (s *Server) StartMoveTask(ctx context.Context, source, destination string, 
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	src := s.queueNamed(source)
-	if src == nil {
+	src, ok := s.queueNamed(source)
+	if !ok {
 		return "", &goError{fmt.Sprintf("sqsapi: move task: no queue named %q", source), fifoq.ErrInvalidMoveTask}
 	}
-	in := &startMoveTaskInput{SourceArn: src.arn}
+	in := &startMoveTaskInput{SourceArn: arnOf(src)}
 	if destination != "" {
-		dest := s.queueNamed(destination)
-		if dest == nil {
+		dest, ok := s.queueNamed(destination)
+		if !ok {
 			return "", &goError{fmt.Sprintf("sqsapi: move task of %s: no destination queue named %q", source, destination), fifoq.ErrInvalidMoveTask}
 		}
-		in.DestinationArn = dest.arn
+		in.DestinationArn = arnOf(dest)
 	}
 	if rate != 0 {
 		in.MaxNumberOfMessagesPerSecond = &rate
@@ -54,49 +54,43 @@ func (s *Server) StartMoveTask(ctx context.Context, source, destination string, 
 // Errors match with errors.Is: fifoq.ErrInvalidMoveTask for a malformed handle or one of no task the
 // server holds, fifoq.ErrMoveTaskNotRunning for a task that has ended.
 func (s *Server) CancelMoveTask(ctx context.Context, handle string) error {
-	if handle == "" || !wellFormedHandle(handle) {
+	if _, ok := parseHandle(handle); !ok {
 		return &goError{fmt.Sprintf("sqsapi: cancel move task: malformed handle %q", handle), fifoq.ErrInvalidMoveTask}
 	}
-	s.tasksMu.Lock()
-	t := s.tasks[handle]
-	s.tasksMu.Unlock()
-	if t == nil {
+	t, ok := s.taskOfHandle(handle)
+	if !ok {
 		return &goError{fmt.Sprintf("sqsapi: cancel move task: no task of handle %q", handle), fifoq.ErrInvalidMoveTask}
 	}
 	if _, err := cancelMessageMoveTask(s, &call{ctx: ctx}, &cancelMoveTaskInput{TaskHandle: handle}); err != nil {
 		return goErr("sqsapi: cancel move task "+handle, err)
 	}
-	return t.task.Wait(ctx) // done already on a server made with Open
+	return t.Task.Wait(ctx) // done already on a server made with Open
 }
 
 // RunningMoveTask returns the handle of the running move task of the queue named source, started by
 // StartMoveTask or StartMessageMoveTask, or "" when it has none.
 func (s *Server) RunningMoveTask(source string) string {
-	src := s.queueNamed(source)
-	if src == nil {
+	src, ok := s.queueNamed(source)
+	if !ok {
 		return ""
 	}
-	src.mu.Lock()
-	defer src.mu.Unlock()
-	if n := len(src.tasks); n > 0 {
-		if t := src.tasks[n-1]; !t.destGone.Load() && t.task.Status().State == fifoq.MoveTaskRunning {
-			return t.handle
-		}
+	if tasks := s.cat.MoveTasks(src.Namespace, src.Name); len(tasks) > 0 && tasks[0].Task.Status().State == fifoq.MoveTaskRunning {
+		return handleOf(tasks[0])
 	}
 	return ""
 }
 
-// queueNamed returns the queue of a name as NamedQueues gives it, or nil.
-func (s *Server) queueNamed(name string) *queueState {
-	ns := namespace{account: s.account, region: s.region}
+// queueNamed returns the queue of a name as NamedQueues gives it.
+func (s *Server) queueNamed(name string) (fifoq.CatalogQueue, bool) {
+	ns := s.defaultNS()
 	switch parts := strings.Split(name, "/"); len(parts) {
 	case 1:
 	case 3:
-		ns, name = namespace{account: parts[0], region: parts[1]}, parts[2]
+		ns, name = fifoq.Namespace{Account: parts[0], Region: parts[1]}, parts[2]
 	default:
-		return nil
+		return fifoq.CatalogQueue{}, false
 	}
-	return s.lookup(ns, name)
+	return s.cat.Queue(ns, name)
 }
 
 // goErr returns the error of a Go method for the refusal err of a move task action, after prefix: a refusal

@@ -107,14 +107,14 @@ func (in *deleteMessageInput) fromQuery(f *form) error {
 }
 
 func deleteMessage(s *Server, c *call, in *deleteMessageInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
 	if in.ReceiptHandle == "" {
 		return nil, missing("ReceiptHandle")
 	}
-	if err := qs.q.Delete(c.ctx, in.ReceiptHandle); err != nil {
+	if err := q.Queue.Delete(c.ctx, in.ReceiptHandle); err != nil {
 		return nil, coreError(err)
 	}
 	return nil, nil
@@ -143,7 +143,7 @@ func (in *deleteMessageBatchInput) fromQuery(f *form) error {
 }
 
 func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output, error) {
-	qs, err := s.resolveBytes(c, in.QueueUrl)
+	q, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 		handles, index = append(handles, e.ReceiptHandle), append(index, i)
 	}
 	if len(handles) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
-		err := qs.q.DeleteBatch(c.ctx, handles)
+		err := q.Queue.DeleteBatch(c.ctx, handles)
 		if err := out.settle(err, index, func(i int) string { return in.Entries[i].Id }); err != nil {
 			return nil, err
 		}
@@ -245,7 +245,7 @@ func (in *changeVisibilityInput) fromQuery(f *form) error {
 }
 
 func changeMessageVisibility(s *Server, c *call, in *changeVisibilityInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func changeMessageVisibility(s *Server, c *call, in *changeVisibilityInput) (out
 	if aerr != nil {
 		return nil, aerr
 	}
-	if err := qs.q.ChangeVisibility(c.ctx, in.ReceiptHandle, d); err != nil {
+	if err := q.Queue.ChangeVisibility(c.ctx, in.ReceiptHandle, d); err != nil {
 		return nil, coreError(err)
 	}
 	return nil, nil
@@ -294,7 +294,7 @@ func (in *changeVisibilityBatchInput) fromQuery(f *form) error {
 }
 
 func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchI
 		changes, index = append(changes, fifoq.VisibilityChange{ReceiptHandle: e.ReceiptHandle, Timeout: d}), append(index, i)
 	}
 	if len(changes) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
-		err := qs.q.ChangeVisibilityBatch(c.ctx, changes)
+		err := q.Queue.ChangeVisibilityBatch(c.ctx, changes)
 		if err := out.settle(err, index, func(i int) string { return in.Entries[i].Id }); err != nil {
 			return nil, err
 		}

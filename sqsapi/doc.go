@@ -78,6 +78,15 @@
 // RequestCollector exports them to Prometheus). The actions and codes are fixed sets, [UnknownAction] standing
 // for any action the server does not serve, so a client cannot make new series.
 //
+// # Queues and their catalogue
+//
+// The server's queues are a [github.com/fifoq/fifoq.Catalog]'s ([Server.Catalog]), whose namespaces are the
+// accounts and regions: the catalogue keeps each queue's definition and applies the rules of SQS's control
+// plane (CreateQueue of an existing queue, QueueDeletedRecently, pending redrive policies, move tasks), and the
+// server decodes requests into its calls, spells its queues as URLs and ARNs and its tasks as handles, and
+// maps its errors, whose codes and messages are SQS's. A program can create, change and inspect the queues
+// through the catalogue too.
+//
 // # Durable queues
 //
 // A server made with [NewServer] keeps its queues in memory: they are gone when the process ends. A server
@@ -99,10 +108,10 @@
 // What a restart keeps: every queue, with its attributes as GetQueueAttributes shows them (CreatedTimestamp
 // and LastModifiedTimestamp included; Policy, the KMS and SSE attributes and RedriveAllowPolicy as they were
 // given), its tags, and its redrive policy, bound to its dead-letter queue or pending while that queue is
-// deleted; every message, with its attributes, receive count, visibility deadline and dead-letter origin, and
-// the deduplication and receive request attempt ids of the last 5 minutes (package fifoq keeps those);
-// receipt handles stay valid; the AWSTraceHeader of the messages, as long as the server keeps it in memory;
-// the names deleted in the last 60 seconds, so QueueDeletedRecently counts the time the server was down;
+// deleted; every message, with its attributes, AWSTraceHeader, receive count, visibility deadline and
+// dead-letter origin, and the deduplication and receive request attempt ids of the last 5 minutes; receipt
+// handles stay valid; the names deleted in the last 60 seconds, so QueueDeletedRecently counts the time the
+// server was down;
 // and the move tasks started through the API, the last 10 of each queue: a task running at a stop (Close)
 // or a crash goes on when the server is opened again, from the counts it had (the count of moved messages
 // is recorded with the messages it moves, so it is exact), and ListMessageMoveTasks lists the tasks with
@@ -111,10 +120,10 @@
 //
 // Every action returns once its changes are on disk. The actions that change a queue's definition
 // (CreateQueue, SetQueueAttributes, TagQueue, UntagQueue, AddPermission, RemovePermission, DeleteQueue)
-// write the queue's whole definition and wait for it after releasing the server's locks, so concurrent
-// actions share the disk's syncs; a change is visible to other requests a little before it is durable,
-// never reported as done before. A SendMessage with an AWSTraceHeader waits for one more sync, for the header,
-// after the message's. CreateQueue of a queue the store holds is CreateQueue of an existing queue: the same
+// have the catalogue write the queue's whole definition, and wait for it after its locks are released, so
+// concurrent actions share the disk's syncs; a change is visible to other requests a little before it is
+// durable, never reported as done before. A message's AWSTraceHeader is in its own record: a SendMessage with one is
+// one sync, as without. CreateQueue of a queue the store holds is CreateQueue of an existing queue: the same
 // attributes return it, different ones fail with QueueAlreadyExists ([Server.DeclareQueue] changes them
 // instead). When a write or a sync of the store fails (a full disk), the store fails for good: the action,
 // and every later change of any queue, fails with ServiceUnavailable (HTTP 503) whose message names the
@@ -125,8 +134,8 @@
 // [Open] re-creates the queues, dead-letter queues before their sources, and finishes a DeleteQueue that a
 // crash interrupted. A record that does not decode makes it fail with fifoq.ErrStoreCorrupt, naming the
 // record, rather than open the store in part. Queues in the store that the server holds no definition of
-// (made with fifoq.New directly) are left alone. The server's records are keys that start with the byte 0x10,
-// which the store leaves to this package; their layout is in records.go.
+// (made with fifoq.New directly) are left alone. The package keeps no records of its own: all of the above is
+// the catalogue's (fifoq.OpenCatalog) and the queues'.
 //
 // # Time
 //
@@ -137,11 +146,9 @@
 // # Differences from SQS
 //
 // Credentials are not checked unless [WithSignatureVerification] is given, and access policies are stored but
-// never enforced. There is no encryption: the KMS and SSE attributes are stored and returned only. The
-// AWSTraceHeader system attribute is kept by the server beside the queues, by MessageId (a fifoq.Message has
-// no place for it): it follows a message into its dead-letter queue but not through a move task, and the
-// server forgets it after 28 days or once 65,536 newer messages came with one. Message move tasks are
-// listed only when they were started through the API, the last 10 of each queue. A move task back to the
+// never enforced. There is no encryption: the KMS and SSE attributes are stored and returned only. Message
+// move tasks are listed only when they were started through the API or the server's catalogue, the last 10
+// of each queue, and move messages within an account and region. A move task back to the
 // source queues (StartMessageMoveTask without a DestinationArn) is refused while the dead-letter queue holds
 // a message from a queue deleted since, which would have nowhere to go, and a running one is cancelled when
 // such a queue is deleted. Counts are exact.

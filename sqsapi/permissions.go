@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/fifoq/fifoq"
 )
 
 // AddPermission and RemovePermission edit the queue's Policy attribute, as SQS does. fifoq checks no
@@ -27,9 +29,9 @@ type policyDoc map[string]any
 
 // readPolicy returns the queue's policy and its statements; a queue without one gets the document SQS
 // starts for AddPermission: version 2008-10-17, id "<queue arn>/SQSDefaultPolicy".
-func (s *Server) readPolicy(qs *queueState) (policyDoc, []any, *apiError) {
-	doc := policyDoc{"Version": "2008-10-17", "Id": qs.arn + "/SQSDefaultPolicy"}
-	if raw, ok := qs.extra["Policy"]; ok && raw != "" {
+func readPolicy(q fifoq.CatalogQueue, raw string) (policyDoc, []any, *apiError) {
+	doc := policyDoc{"Version": "2008-10-17", "Id": arnOf(q) + "/SQSDefaultPolicy"}
+	if raw != "" {
 		if err := json.Unmarshal([]byte(raw), &doc); err != nil || doc == nil {
 			return nil, nil, newError(codeInvalidParameterValue, "The queue's Policy attribute is not a JSON policy document.")
 		}
@@ -77,7 +79,7 @@ type permissionStatement struct {
 }
 
 func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -109,8 +111,8 @@ func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
 		principals = append(principals, "arn:aws:iam::"+id+":root")
 	}
 
-	return nil, s.changeQueue(qs, func() error {
-		doc, statements, perr := s.readPolicy(qs)
+	return nil, s.changed(c, s.cat.Update(c.ctx, q.Namespace, q.Name, func(d *fifoq.Definition) error {
+		doc, statements, perr := readPolicy(q, d.Policy)
 		if perr != nil {
 			return perr
 		}
@@ -124,22 +126,19 @@ func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
 			Effect:    "Allow",
 			Principal: map[string]any{"AWS": oneOrMany(principals)},
 			Action:    oneOrMany(actions),
-			Resource:  qs.arn,
+			Resource:  arnOf(q),
 		})
-		return s.storePolicy(qs, doc)
-	})
+		return storePolicy(d, doc)
+	}))
 }
 
-func (s *Server) storePolicy(qs *queueState, doc policyDoc) error {
+// storePolicy makes doc the policy of d.
+func storePolicy(d *fifoq.Definition, doc policyDoc) error {
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return errInternal
 	}
-	if qs.extra == nil {
-		qs.extra = make(map[string]string, 1)
-	}
-	qs.extra["Policy"] = string(b)
-	qs.modified = s.now()
+	d.Policy = string(b)
 	return nil
 }
 
@@ -151,15 +150,15 @@ func (in *removePermissionInput) fromQuery(f *form) error {
 }
 
 func removePermission(s *Server, c *call, in *removePermissionInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
 	if in.Label == "" {
 		return nil, missing("Label")
 	}
-	return nil, s.changeQueue(qs, func() error {
-		doc, statements, perr := s.readPolicy(qs)
+	return nil, s.changed(c, s.cat.Update(c.ctx, q.Namespace, q.Name, func(d *fifoq.Definition) error {
+		doc, statements, perr := readPolicy(q, d.Policy)
 		if perr != nil {
 			return perr
 		}
@@ -172,11 +171,10 @@ func removePermission(s *Server, c *call, in *removePermissionInput) (output, er
 		}
 		statements = slices.Delete(statements, i, i+1)
 		if len(statements) == 0 {
-			delete(qs.extra, "Policy")
-			qs.modified = s.now()
+			d.Policy = ""
 			return nil
 		}
 		doc["Statement"] = statements
-		return s.storePolicy(qs, doc)
-	})
+		return storePolicy(d, doc)
+	}))
 }

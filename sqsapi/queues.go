@@ -2,9 +2,12 @@ package sqsapi
 
 import (
 	"encoding/base64"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fifoq/fifoq"
 )
 
 // The actions on queues: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue, GetQueueAttributes,
@@ -32,14 +35,14 @@ func createQueue(s *Server, c *call, in *createQueueInput) (output, error) {
 	if in.QueueName == "" {
 		return nil, missing("QueueName")
 	}
-	if err := checkTags(nil, in.Tags); err != nil {
+	if err := checkTags(in.Tags); err != nil {
 		return nil, err
 	}
-	qs, err := s.createQueue(s.requestNS(c.r), in.QueueName, in.Attributes, in.Tags)
-	if err != nil {
+	ns := s.requestNS(c.r)
+	if _, err := s.createQueue(c.ctx, ns, in.QueueName, in.Attributes, in.Tags); err != nil {
 		return nil, err
 	}
-	return queueURLOutput(c.urlOf(qs)), nil
+	return queueURLOutput(c.urlOf(fifoq.CatalogQueue{Namespace: ns, Name: in.QueueName})), nil
 }
 
 type getQueueURLInput struct {
@@ -59,15 +62,15 @@ func getQueueURL(s *Server, c *call, in *getQueueURLInput) (output, error) {
 	ns := s.requestNS(c.r)
 	if owner := in.QueueOwnerAWSAccountId; owner != "" {
 		if owner != s.account && !isAccountID(owner) {
-			return nil, s.unknownQueue(c, namespace{account: owner, region: ns.region}, in.QueueName)
+			return nil, s.unknownQueue(c, fifoq.Namespace{Account: owner, Region: ns.Region}, in.QueueName)
 		}
-		ns.account = owner
+		ns.Account = owner
 	}
-	qs := s.lookup(ns, in.QueueName)
-	if qs == nil {
+	q, ok := s.cat.Queue(ns, in.QueueName)
+	if !ok {
 		return nil, s.unknownQueue(c, ns, in.QueueName)
 	}
-	return queueURLOutput(c.urlOf(qs)), nil
+	return queueURLOutput(c.urlOf(q)), nil
 }
 
 // queueURLsOutput is the result of ListQueues and ListDeadLetterSourceQueues.
@@ -107,16 +110,16 @@ func (in *listQueuesInput) fromQuery(f *form) error {
 }
 
 func listQueues(s *Server, c *call, in *listQueuesInput) (output, error) {
-	queues := s.sorted(s.requestNS(c.r), in.QueueNamePrefix)
+	queues := s.cat.List(s.requestNS(c.r), in.QueueNamePrefix)
 	out := &queueURLsOutput{name: "QueueUrls"}
-	err := paginate(c, s, queues, in.NextToken, in.MaxResults, out)
+	err := paginate(c, queues, in.NextToken, in.MaxResults, out)
 	return out, err
 }
 
 // paginate fills out with the URLs of the queues after NextToken (a queue name, base64-encoded), at most
 // maxResults of them (1..1000), and the token of the next page. Without maxResults it returns up to 1000
 // queues and no token, as SQS does.
-func paginate(c *call, s *Server, queues []*queueState, token string, maxResults *int, out *queueURLsOutput) error {
+func paginate(c *call, queues []fifoq.CatalogQueue, token string, maxResults *int, out *queueURLsOutput) error {
 	limit := 1000
 	if maxResults != nil {
 		if *maxResults < 1 || *maxResults > 1000 {
@@ -129,20 +132,20 @@ func paginate(c *call, s *Server, queues []*queueState, token string, maxResults
 		if err != nil || len(after) == 0 {
 			return invalidValue(token, "NextToken", "Invalid NextToken value.")
 		}
-		i := slices.IndexFunc(queues, func(qs *queueState) bool { return qs.name > string(after) })
+		i := slices.IndexFunc(queues, func(q fifoq.CatalogQueue) bool { return q.Name > string(after) })
 		if i < 0 {
 			i = len(queues)
 		}
 		queues = queues[i:]
 	}
-	for i, qs := range queues {
+	for i, q := range queues {
 		if i == limit {
 			if maxResults != nil {
-				out.next = base64.RawURLEncoding.EncodeToString([]byte(queues[i-1].name))
+				out.next = base64.RawURLEncoding.EncodeToString([]byte(queues[i-1].Name))
 			}
 			break
 		}
-		out.urls = append(out.urls, c.urlOf(qs))
+		out.urls = append(out.urls, c.urlOf(q))
 	}
 	return nil
 }
@@ -155,19 +158,19 @@ func (in *queueURLInput) fromQuery(f *form) error {
 }
 
 func deleteQueue(s *Server, c *call, in *queueURLInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.deleteQueue(qs)
+	return nil, s.deleteQueue(c.ctx, q)
 }
 
 func purgeQueue(s *Server, c *call, in *queueURLInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
-	if err := qs.q.Purge(c.ctx); err != nil {
+	if err := q.Queue.Purge(c.ctx); err != nil {
 		return nil, coreError(err)
 	}
 	return nil, nil
@@ -201,7 +204,7 @@ func (in *getQueueAttributesInput) fromQuery(f *form) error {
 }
 
 func getQueueAttributes(s *Server, c *call, in *getQueueAttributesInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -214,17 +217,19 @@ func getQueueAttributes(s *Server, c *call, in *getQueueAttributesInput) (output
 		}
 	}
 	out := &pairsOutput{name: "Attributes", entry: "Attribute", key: "Name", value: "Value"}
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	v := qs.viewLocked()
+	d, ok := s.cat.Definition(q.Namespace, q.Name)
+	if !ok {
+		return nil, queueDoesNotExist(!c.json) // deleted meanwhile
+	}
+	var stats fifoq.Stats
 	if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "ApproximateNumberOfMessages") }) {
-		v.stats = qs.q.Stats() // one look for the three counts, so they agree
+		stats = q.Queue.Stats() // one look for the three counts, so they agree
 	}
 	for _, name := range attributeOrder {
 		if !slices.Contains(names, name) {
 			continue
 		}
-		if val, ok := s.value(qs, &v, name); ok {
+		if val, ok := value(q, &d, stats, name); ok {
 			out.pairs = append(out.pairs, [2]string{name, val})
 		}
 	}
@@ -242,7 +247,7 @@ func (in *setQueueAttributesInput) fromQuery(f *form) error {
 }
 
 func setQueueAttributes(s *Server, c *call, in *setQueueAttributesInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -252,65 +257,45 @@ func setQueueAttributes(s *Server, c *call, in *setQueueAttributesInput) (output
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	var j journal
-	if err := s.setQueueAttributes(&j, c, qs, in.Attributes); err != nil {
-		return nil, err
-	}
-	return nil, s.wait(&j)
+	return nil, s.setQueueAttributes(c, q, in.Attributes)
 }
 
-// setQueueAttributes makes the changes of SetQueueAttributes, recording the queue's new definition in j.
-func (s *Server) setQueueAttributes(j *journal, c *call, qs *queueState, attrs map[string]string) *apiError {
-	_, redrive := attrs["RedrivePolicy"]
-	_, allow := attrs["RedriveAllowPolicy"]
-	if !redrive && !allow {
-		set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.finder(qs.ns))
-		if err != nil {
-			return err
-		}
-		return set.apply(s, j, qs, s.now())
+// setQueueAttributes makes the changes of SetQueueAttributes: the catalogue's, once they are decoded.
+func (s *Server) setQueueAttributes(c *call, q fifoq.CatalogQueue, attrs map[string]string) error {
+	fifo := q.Queue.FIFO()
+	set, aerr := s.parseAttributes(fifo, attrs, q.Namespace)
+	if aerr == nil {
+		aerr = s.checkSources(q.Namespace, set)
 	}
-	// A redrive policy is resolved and applied under the registry lock, so that a DeleteQueue of its
-	// dead-letter queue, or of this queue, comes wholly before or after it: never a policy naming a queue
-	// the server no longer holds. A new RedriveAllowPolicy may let pending policies take this queue back.
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.holdsLocked(qs) {
-		return queueDoesNotExist(!c.json)
+	if aerr != nil {
+		return aerr
 	}
-	set, err := s.parseAttributes(qs.q.FIFO(), attrs, s.finderLocked(qs.ns))
-	if err != nil {
-		return err
+	err := s.cat.Update(c.ctx, q.Namespace, q.Name, func(d *fifoq.Definition) error {
+		d.Apply(set.def, set.fields)
+		return nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fifoq.ErrQueueDoesNotExist):
+		return queueDoesNotExist(!c.json) // deleted meanwhile
 	}
-	if err := s.checkSources(qs.ns, set); err != nil {
-		return err
-	}
-	pending := qs.pendingDLQ
-	if err := set.apply(s, j, qs, s.now()); err != nil {
-		return err
-	}
-	if set.redriveSet && pending != "" {
-		s.unpendLocked(qs, pending)
-	}
-	if set.allowSet {
-		s.rebindLocked(j, qs)
-	}
-	return nil
+	return set.coreError(err, arnOf(q), fifo)
 }
 
 func listDeadLetterSourceQueues(s *Server, c *call, in *listSourcesInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
-	var sources []*queueState
-	for _, src := range s.sorted(qs.ns, "") { // the sources of a dead-letter queue are in its namespace
-		if src.q.Attributes().DeadLetterQueue == qs.q {
+	var sources []fifoq.CatalogQueue
+	for _, src := range s.cat.List(q.Namespace, "") { // the sources of a dead-letter queue are in its namespace
+		if src.Queue.Attributes().DeadLetterQueue == q.Queue {
 			sources = append(sources, src)
 		}
 	}
 	out := &queueURLsOutput{name: "queueUrls", required: true}
-	err = paginate(c, s, sources, in.NextToken, in.MaxResults, out)
+	err = paginate(c, sources, in.NextToken, in.MaxResults, out)
 	return out, err
 }
 
@@ -330,29 +315,11 @@ func (in *listSourcesInput) fromQuery(f *form) error {
 	return nil
 }
 
-// The limits on tags.
-const (
-	maxTags        = 50
-	maxTagKeyLen   = 128
-	maxTagValueLen = 256
-)
-
-// checkTags checks that adding tags to have keeps within the limits.
-func checkTags(have, tags map[string]string) *apiError {
-	n := len(have)
-	for k, v := range tags {
-		if k == "" || len(k) > maxTagKeyLen {
-			return invalidValue(k, "TagKey", "Tag keys must be between 1 and 128 characters in length.")
-		}
-		if len(v) > maxTagValueLen {
-			return invalidValue(v, "TagValue", "Tag values must be at most 256 characters in length.")
-		}
-		if _, ok := have[k]; !ok {
-			n++
-		}
-	}
-	if n > maxTags {
-		return newError(codeInvalidParameterValue, "Too many tags added for queue. A queue can have at most %d tags.", maxTags)
+// checkTags checks the tags of a CreateQueue, by the catalogue's rule, before anything else, as SQS does.
+func checkTags(tags map[string]string) *apiError {
+	d := fifoq.Definition{Tags: tags}
+	if err := d.Check(false, fifoq.FieldTags); err != nil {
+		return coreError(err)
 	}
 	return nil
 }
@@ -368,23 +335,26 @@ func (in *tagQueueInput) fromQuery(f *form) error {
 }
 
 func tagQueue(s *Server, c *call, in *tagQueueInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.Tags) == 0 {
 		return nil, missing("Tags")
 	}
-	return nil, s.changeQueue(qs, func() error {
-		if err := checkTags(qs.tags, in.Tags); err != nil {
-			return err
-		}
-		if qs.tags == nil {
-			qs.tags = make(map[string]string, len(in.Tags))
-		}
-		maps.Copy(qs.tags, in.Tags)
+	return nil, s.changed(c, s.cat.TagQueue(c.ctx, q.Namespace, q.Name, in.Tags))
+}
+
+// changed returns the answer to a change of a queue's definition that the catalogue made, or refused with
+// err: a queue deleted meanwhile does not exist.
+func (s *Server) changed(c *call, err error) error {
+	switch {
+	case err == nil:
 		return nil
-	})
+	case errors.Is(err, fifoq.ErrQueueDoesNotExist):
+		return queueDoesNotExist(!c.json)
+	}
+	return coreError(err)
 }
 
 type untagQueueInput struct {
@@ -398,50 +368,28 @@ func (in *untagQueueInput) fromQuery(f *form) error {
 }
 
 func untagQueue(s *Server, c *call, in *untagQueueInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.TagKeys) == 0 {
 		return nil, missing("TagKeys")
 	}
-	return nil, s.changeQueue(qs, func() error {
-		for _, k := range in.TagKeys {
-			delete(qs.tags, k)
-		}
-		return nil
-	})
-}
-
-// changeQueue makes a change of qs's definition that needs qs.mu alone (tags, a policy): change runs with
-// qs.mu held, and unless it fails, the queue's definition is recorded and waited for once qs.mu is released.
-func (s *Server) changeQueue(qs *queueState, change func() error) error {
-	if err := s.check(); err != nil {
-		return err
-	}
-	var j journal
-	qs.mu.Lock()
-	err := change()
-	if err == nil {
-		s.putQueueLocked(&j, qs)
-	}
-	qs.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return s.wait(&j)
+	return nil, s.changed(c, s.cat.UntagQueue(c.ctx, q.Namespace, q.Name, in.TagKeys))
 }
 
 func listQueueTags(s *Server, c *call, in *queueURLInput) (output, error) {
-	qs, err := s.resolve(c, in.QueueUrl)
+	q, err := s.resolve(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
 	out := &pairsOutput{name: "Tags", entry: "Tag", key: "Key", value: "Value"}
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	for _, k := range slices.Sorted(maps.Keys(qs.tags)) {
-		out.pairs = append(out.pairs, [2]string{k, qs.tags[k]})
+	d, ok := s.cat.Definition(q.Namespace, q.Name)
+	if !ok {
+		return nil, queueDoesNotExist(!c.json) // deleted meanwhile
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Tags)) {
+		out.pairs = append(out.pairs, [2]string{k, d.Tags[k]})
 	}
 	return out, nil
 }

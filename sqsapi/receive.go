@@ -113,15 +113,15 @@ func explicitSeconds(n int) time.Duration {
 }
 
 func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error) {
-	qs, err := s.resolveBytes(c, in.QueueUrl)
+	q, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
-	o, aerr := in.options(qs.q.FIFO())
+	o, aerr := in.options(q.Queue.FIFO())
 	if aerr != nil {
 		return nil, aerr
 	}
-	ds, err := s.receive(c, qs.q, o)
+	ds, err := s.receive(c, q.Queue, o)
 	if err != nil {
 		if isContextErr(err) && c.ctx.Err() != nil {
 			c.canceled = true
@@ -130,7 +130,7 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 		return nil, coreError(err)
 	}
 	out := &c.hot.received
-	*out = receiveOutput{s: s, deliveries: ds, fifo: qs.q.FIFO()}
+	*out = receiveOutput{s: s, deliveries: ds, fifo: q.Queue.FIFO()}
 	for _, name := range in.AttributeNames {
 		out.system |= systemAttributeBits[name]
 	}
@@ -254,16 +254,14 @@ func (o *receiveOutput) encodeSystem(e encoder, d *fifoq.Delivery) {
 	if want(sysDeduplicationID) && d.DeduplicationID != "" && o.fifo {
 		e.mapStr("MessageDeduplicationId", d.DeduplicationID)
 	}
-	if want(sysTraceHeader) {
-		if h, ok := o.s.traces.get(d.MessageID); ok {
-			e.mapStr("AWSTraceHeader", h)
-		}
+	if want(sysTraceHeader) && d.TraceHeader != "" {
+		e.mapStr("AWSTraceHeader", d.TraceHeader)
 	}
 	if want(sysGroupID) && d.GroupID != "" {
 		e.mapStr("MessageGroupId", d.GroupID)
 	}
 	if want(sysDeadLetterSource) && d.DeadLetterSource != "" {
-		e.mapStr("DeadLetterQueueSourceArn", o.s.arnOf(d.DeadLetterSource))
+		e.mapStr("DeadLetterQueueSourceArn", o.s.arnOfName(d.DeadLetterSource))
 	}
 	e.endMap()
 }

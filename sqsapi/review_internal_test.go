@@ -1,7 +1,7 @@
 package sqsapi
 
 // Internal tests of the review fixes (TestRv*), where the fix shows only inside the server: what it keeps
-// (move task handles, deleted names, trace headers) and how it reads a query form.
+// (move task handles, deleted names) and how it reads a query form.
 
 import (
 	"net/http"
@@ -39,25 +39,31 @@ func TestRvMoveTaskHandlesForgotten(t *testing.T) {
 		rvServe(t, s, "CreateQueue", `{"QueueName":"rv-dlq"}`)
 		rvServe(t, s, "CreateQueue", `{"QueueName":"rv-src","Attributes":{"RedrivePolicy":`+
 			strconv.Quote(`{"deadLetterTargetArn":"`+rvARN+`rv-dlq","maxReceiveCount":1}`)+`}}`)
+		var ids []string
 		for range 12 {
 			rvServe(t, s, "StartMessageMoveTask", `{"SourceArn":"`+rvARN+`rv-dlq"}`)
 			synctest.Wait() // the task, with nothing to move, has ended
+			tasks := s.cat.MoveTasks(s.defaultNS(), "rv-dlq")
+			ids = append(ids, tasks[0].ID)
 		}
-		s.tasksMu.Lock()
-		handles := len(s.tasks)
-		s.tasksMu.Unlock()
-		require.Equal(t, 10, handles, "task handles after 12 tasks")
-		require.Len(t, s.lookup(s.plain, "rv-dlq").tasks, 10)
+		held := func() int {
+			n := 0
+			for _, id := range ids {
+				if _, ok := s.cat.MoveTask(id); ok {
+					n++
+				}
+			}
+			return n
+		}
+		require.Equal(t, 10, held(), "task handles after 12 tasks")
+		require.Len(t, s.cat.MoveTasks(s.defaultNS(), "rv-dlq"), 10)
 
 		rvServe(t, s, "DeleteQueue", `{"QueueUrl":"http://localhost/000000000000/rv-dlq"}`)
-		s.tasksMu.Lock()
-		handles = len(s.tasks)
-		s.tasksMu.Unlock()
-		require.Zero(t, handles, "task handles of a deleted queue")
+		require.Zero(t, held(), "task handles of a deleted queue")
 	})
 }
 
-// The names deleted more than 60 seconds ago are forgotten at the next CreateQueue or DeleteQueue.
+// A name deleted less than 60 seconds ago cannot be created again; 60 seconds later it can.
 func TestRvDeletedNamesPruned(t *testing.T) {
 	t.Parallel()
 	clk := fifoq.NewManualClock(time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC))
@@ -67,45 +73,14 @@ func TestRvDeletedNamesPruned(t *testing.T) {
 		rvServe(t, s, "CreateQueue", `{"QueueName":"`+name+`"}`)
 		rvServe(t, s, "DeleteQueue", `{"QueueUrl":"http://localhost/000000000000/`+name+`"}`)
 	}
-	require.Len(t, s.deleted, 5)
-	clk.Advance(deletedReuseDelay)
-	rvServe(t, s, "CreateQueue", `{"QueueName":"rv-other"}`)
-	require.Empty(t, s.deleted, "names deleted 60 s ago")
-	rvServe(t, s, "DeleteQueue", `{"QueueUrl":"http://localhost/000000000000/rv-other"}`)
-	require.Len(t, s.deleted, 1)
-}
-
-// The trace header table holds at most 65,536 entries, dropping the oldest.
-func TestRvTraceStoreBounded(t *testing.T) {
-	t.Parallel()
-	var ts traceStore
-	now := time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 1<<16 + 1 {
-		ts.put("id-"+strconv.Itoa(i), "h", now)
+	for i := range 5 {
+		require.ErrorIs(t, s.cat.CheckCreate(s.defaultNS(), "rv-q"+strconv.Itoa(i)), fifoq.ErrQueueDeletedRecently)
 	}
-	require.Equal(t, 1<<16, len(ts.headers), "entries after 65,537 puts")
-	_, ok := ts.get("id-0")
-	require.False(t, ok, "the oldest entry")
-	h, ok := ts.get("id-65536")
-	require.True(t, ok)
-	require.Equal(t, "h", h)
-}
-
-// get takes no lock while the table is empty: a receive of All system attributes costs nothing when no
-// message came with a trace header.
-func TestRvTraceStoreGetLockFreeWhenEmpty(t *testing.T) {
-	t.Parallel()
-	var ts traceStore
-	ts.mu.Lock() // a get that took the lock would block
-	defer ts.mu.Unlock()
-	done := make(chan bool, 1)
-	go func() {
-		_, ok := ts.get("id")
-		done <- ok
-	}()
-	// A get that waits for the lock never returns: a hang, which go test's -timeout reports (a time limit
-	// here would fail on a machine slow enough to exceed it).
-	require.False(t, <-done)
+	clk.Advance(60 * time.Second)
+	rvServe(t, s, "CreateQueue", `{"QueueName":"rv-other"}`)
+	for i := range 5 {
+		require.NoError(t, s.cat.CheckCreate(s.defaultNS(), "rv-q"+strconv.Itoa(i)), "names deleted 60 s ago")
+	}
 }
 
 // rvForm is a query-protocol SendMessageBatch with n entries (an Id each, and a body for the first 10), the

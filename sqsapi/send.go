@@ -84,7 +84,7 @@ type systemAttrs struct {
 }
 
 // systemAttributes checks the message system attributes of a send: AWSTraceHeader alone, a String of 1 to
-// maxTraceHeaderLen bytes. They do not count toward the message's size (spec 7.1.2).
+// fifoq.MaxTraceHeaderLength bytes. They do not count toward the message's size (spec 7.1.2).
 func systemAttributes(in map[string]fifoq.Attribute) (systemAttrs, *apiError) {
 	if len(in) == 0 {
 		return systemAttrs{}, nil
@@ -96,8 +96,8 @@ func systemAttributes(in map[string]fifoq.Attribute) (systemAttrs, *apiError) {
 		if a.DataType != "String" || a.StringValue == "" {
 			return systemAttrs{}, newError(codeInvalidParameterValue, "Message system attribute '%s' must contain a non-empty value of type 'String'.", name)
 		}
-		if len(a.StringValue) > maxTraceHeaderLen {
-			return systemAttrs{}, newError(codeInvalidParameterValue, "Message system attribute '%s' must be at most %d bytes long.", name, maxTraceHeaderLen)
+		if err := fifoq.CheckTraceHeader(a.StringValue); err != nil {
+			return systemAttrs{}, coreError(err)
 		}
 	}
 	// in holds AWSTraceHeader alone, of type String: its digest covers the StringValue only.
@@ -130,12 +130,8 @@ func (r *sendResult) encode(e encoder) {
 	}
 }
 
-// sent records what the server keeps of a sent message beside the queue (in j, on a durable server), and
-// returns the send's result.
-func (s *Server) sent(j *journal, id string, m *fifoq.Message, r fifoq.SendResult, sys systemAttrs) sendResult {
-	if sys.traceHeader != "" && !r.Duplicate {
-		s.putTrace(j, r.MessageID, sys.traceHeader, s.now())
-	}
+// sent returns the result of a send.
+func sent(id string, m *fifoq.Message, r fifoq.SendResult, sys systemAttrs) sendResult {
 	return sendResult{id: id, messageID: r.MessageID, sequenceNumber: r.SequenceNumber, body: m.Body,
 		attrs: m.Attributes, md5System: sys.md5}
 }
@@ -151,25 +147,22 @@ func (in *sendMessageInput) fromQuery(f *form) error {
 }
 
 func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
-	qs, err := s.resolveBytes(c, in.QueueUrl)
+	q, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
-	m, sys, aerr := in.message(qs.q.FIFO())
+	m, sys, aerr := in.message(q.Queue.FIFO())
 	if aerr != nil {
 		return nil, aerr
 	}
 	sys = headerTrace(c.r, sys)
-	r, err := qs.q.Send(c.ctx, m)
+	m.TraceHeader = sys.traceHeader
+	r, err := q.Queue.Send(c.ctx, m)
 	if err != nil {
 		return nil, coreError(err)
 	}
 	out := &c.hot.sent
-	var j journal
-	*out = s.sent(&j, "", &m, r, sys)
-	if err := s.wait(&j); err != nil {
-		return nil, err
-	}
+	*out = sent("", &m, r, sys)
 	return out, nil
 }
 
@@ -196,7 +189,7 @@ func (in *sendMessageBatchInput) fromQuery(f *form) error {
 }
 
 func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, error) {
-	qs, err := s.resolveBytes(c, in.QueueUrl)
+	q, err := s.resolveBytes(c, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +198,7 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 	}
 
 	out := &c.hot.sentBatch
-	fifo := qs.q.FIFO()
+	fifo := q.Queue.FIFO()
 	var (
 		msgBuf    [fifoq.MaxBatchEntries]fifoq.Message
 		indexBuf  [fifoq.MaxBatchEntries]int // msgs[k] is entry index[k]
@@ -218,12 +211,13 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 			out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, err})
 			continue
 		}
-		systemBuf[len(msgs)] = headerTrace(c.r, sys)
+		sys = headerTrace(c.r, sys)
+		m.TraceHeader = sys.traceHeader
+		systemBuf[len(msgs)] = sys
 		msgs, index = append(msgs, m), append(index, i)
 	}
-	var j journal
 	if len(msgs) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
-		results, err := qs.q.SendBatch(c.ctx, msgs)
+		results, err := q.Queue.SendBatch(c.ctx, msgs)
 		var entryErrs [fifoq.MaxBatchEntries]error
 		if err := sortEntryErrors(err, len(msgs), &entryErrs); err != nil {
 			return nil, coreError(err)
@@ -237,11 +231,8 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 				out.failed = append(out.failed, failedEntry{i, in.Entries[i].Id, coreError(entryErrs[k])})
 				continue
 			}
-			out.ok = append(out.ok, s.sent(&j, in.Entries[i].Id, &msgs[k], results[k], systemBuf[k]))
+			out.ok = append(out.ok, sent(in.Entries[i].Id, &msgs[k], results[k], systemBuf[k]))
 		}
-	}
-	if err := s.wait(&j); err != nil {
-		return nil, err
 	}
 	sortFailed(out.failed)
 	return out, nil

@@ -9,12 +9,9 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/storage"
 )
 
 // A Server serves the Amazon SQS API from fifoq queues that it creates and holds by account, region and
@@ -23,11 +20,8 @@ import (
 // NewServer, which keeps its queues in memory, or with Open, which keeps them in a fifoq.Store; the zero Server
 // is not usable.
 type Server struct {
-	region  string // the default region
-	account string // the default account, and the SenderId of every message
-	// plain is the namespace whose queues have their own names in fifoq and the store (fifoName): the
-	// default namespace, or on a durable server the one its store recorded first.
-	plain   namespace
+	region  string      // the default region
+	account string      // the default account, and the SenderId of every message
 	clock   fifoq.Clock // nil: the real clock
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
@@ -43,37 +37,8 @@ type Server struct {
 	polls    map[*call]context.CancelFunc
 	shutdown bool
 
-	// The store of a durable server (Open), and its engine, where the server keeps its own records
-	// (records.go); both nil for a server in memory.
-	st  *fifoq.Store
-	eng storage.Engine
-
-	// mu guards the fields below. It is a read-write lock because every request looks up a queue and
-	// only CreateQueue, DeleteQueue and the SetQueueAttributes of a redrive policy change the registry.
-	mu      sync.RWMutex
-	queues  map[namespace]map[string]*queueState // by namespace and name
-	byFifo  map[string]*queueState               // the same queues, by fifoq name
-	deleted map[queueKey]time.Time               // when each name deleted in the last 60 s was deleted, for QueueDeletedRecently
-	// pending holds, by dead-letter queue ARN, the queues whose redrive policy names a deleted queue
-	// (queueState.pendingDLQ).
-	pending map[string]map[*queueState]struct{}
-	// deletions counts the queues deleted so far; with none, no message can come from a deleted queue.
-	// A durable server starts at 1: its queues may hold messages from queues deleted before a restart.
-	deletions int
-	// unfinished holds the deleted fifoq names whose queue is still being removed from the store: their
-	// QueueDeletedRecently rule does not end before it is.
-	unfinished map[string]struct{}
-
-	traces traceStore
-
-	// namesMu guards names: the namespace and name of each fifoq name fifoName made. It is taken last.
-	namesMu sync.RWMutex
-	names   map[string]queueKey
-
-	// tasksMu guards tasks. It is taken last: no other lock is taken while it is held.
-	tasksMu sync.Mutex
-	tasks   map[string]*moveTask // by task handle: the tasks of the queues' queueState.tasks
-	taskSeq uint64               // the number of the last task started, in its record's key (taskrecords.go)
+	// cat holds the queues, with their definitions and move tasks, in memory or in a store (Open).
+	cat *fifoq.Catalog
 }
 
 // config is the configuration an Option changes.
@@ -142,9 +107,13 @@ func WithSignatureVerification(secret func(accessKeyID string) (secretAccessKey 
 
 // NewServer returns a Server with no queues, which keeps its queues in memory: they are gone when the
 // process ends. Open makes a server whose queues survive a restart.
-func NewServer(opts ...Option) *Server { return newServer(opts) }
+func NewServer(opts ...Option) *Server {
+	s := newServer(opts)
+	s.cat = fifoq.NewCatalog(s.catalogOptions()...)
+	return s
+}
 
-// newServer returns a Server with no queues and no store.
+// newServer returns a Server with no catalogue.
 func newServer(opts []Option) *Server {
 	c := config{region: "us-east-1", account: "000000000000"}
 	for _, o := range opts {
@@ -154,26 +123,32 @@ func newServer(opts []Option) *Server {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{
-		maxBody:    cmp.Or(max(c.maxBody, 0), DefaultMaxRequestBytes),
-		region:     c.region,
-		account:    c.account,
-		clock:      c.clock,
-		log:        c.log,
-		secret:     c.secret,
-		plain:      namespace{account: c.account, region: c.region},
-		queues:     make(map[namespace]map[string]*queueState),
-		byFifo:     make(map[string]*queueState),
-		names:      make(map[string]queueKey),
-		deleted:    make(map[queueKey]time.Time),
-		unfinished: make(map[string]struct{}),
-		pending:    make(map[string]map[*queueState]struct{}),
-		tasks:      make(map[string]*moveTask),
-		polls:      make(map[*call]context.CancelFunc),
+		maxBody: cmp.Or(max(c.maxBody, 0), DefaultMaxRequestBytes),
+		region:  c.region,
+		account: c.account,
+		clock:   c.clock,
+		log:     c.log,
+		secret:  c.secret,
+		polls:   make(map[*call]context.CancelFunc),
 	}
 	s.observer = c.observer
 	s.client = &http.Client{Transport: inProcess{s}}
 	return s
 }
+
+// catalogOptions returns the options of the server's catalogue: its clock, its logger, and its default
+// account and region, whose queues have their own names in fifoq.
+func (s *Server) catalogOptions() []fifoq.CatalogOption {
+	opts := []fifoq.CatalogOption{fifoq.WithCatalogLogger(s.log), fifoq.WithDefaultNamespace(s.defaultNS())}
+	if s.clock != nil {
+		opts = append(opts, fifoq.WithCatalogClock(s.clock))
+	}
+	return opts
+}
+
+// Catalog returns the catalogue the server serves its queues from: a program can create, change and
+// inspect them directly, as the SQS actions do.
+func (s *Server) Catalog() *fifoq.Catalog { return s.cat }
 
 // BeginShutdown prepares the server to stop: the ReceiveMessage long polls in progress end at once with no
 // messages, as a wait that runs out does (their waits have ended when BeginShutdown returns), and every
@@ -198,17 +173,13 @@ func (s *Server) BeginShutdown() {
 // queues created or deleted later do not change. A metrics collector can ask for them at each scrape. A
 // queue of the default account and region has its own name (fifoq.Queue.Name); one of another account or
 // region has a name made of a hash of its account, region and name ("ns-" and 32 hexadecimal digits, with
-// ".fifo" for a FIFO queue), which is its name in the store too. NamedQueues gives names to show.
+// ".fifo" for a FIFO queue), which is its name in the store too (see fifoq.Catalog). NamedQueues gives
+// names to show.
 func (s *Server) Queues() []*fifoq.Queue {
-	s.mu.RLock()
-	states := slices.Collect(maps.Values(s.byFifo))
-	s.mu.RUnlock()
-	slices.SortFunc(states, func(a, b *queueState) int {
-		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.ns.account, b.ns.account), strings.Compare(a.ns.region, b.ns.region))
-	})
-	qs := make([]*fifoq.Queue, len(states))
-	for i, st := range states {
-		qs[i] = st.q
+	all := s.cat.Queues()
+	qs := make([]*fifoq.Queue, len(all))
+	for i, q := range all {
+		qs[i] = q.Queue
 	}
 	return qs
 }
@@ -217,35 +188,23 @@ func (s *Server) Queues() []*fifoq.Queue {
 // of the default account and region, "account/region/name" for one of another (two regions may each have
 // orders.fifo). For fifoqprom.WithNamedQueues, whose metrics are labelled by these names.
 func (s *Server) NamedQueues() map[string]*fifoq.Queue {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make(map[string]*fifoq.Queue, len(s.byFifo))
-	for _, st := range s.byFifo {
-		name := st.name
-		if st.ns.account != s.account || st.ns.region != s.region {
-			name = st.ns.account + "/" + st.ns.region + "/" + st.name
+	all := s.cat.Queues()
+	out := make(map[string]*fifoq.Queue, len(all))
+	for _, q := range all {
+		name := q.Name
+		if q.Namespace != s.defaultNS() {
+			name = q.Namespace.Account + "/" + q.Namespace.Region + "/" + q.Name
 		}
-		out[name] = st.q
+		out[name] = q.Queue
 	}
 	return out
-}
-
-// now reads the server's clock.
-func (s *Server) now() time.Time {
-	if s.clock != nil {
-		return s.clock.Now()
-	}
-	return time.Now()
 }
 
 // Queue returns the queue of that name in the default account and region, for tests that look at or drive
 // a queue directly.
 func (s *Server) Queue(name string) (*fifoq.Queue, bool) {
-	qs := s.lookup(namespace{account: s.account, region: s.region}, name)
-	if qs == nil {
-		return nil, false
-	}
-	return qs.q, true
+	q, ok := s.cat.Queue(s.defaultNS(), name)
+	return q.Queue, ok
 }
 
 // CreateQueue does what the CreateQueue action does, from Go, in the default account and region: attributes are SQS attribute names with
@@ -256,11 +215,7 @@ func (s *Server) Queue(name string) (*fifoq.Queue, bool) {
 // On a server made with Open, the queue is stored before CreateQueue returns, and a queue that the store
 // holds already is an existing queue: the same rule applies.
 func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.Queue, error) {
-	qs, err := s.createQueue(namespace{account: s.account, region: s.region}, name, attributes, nil)
-	if err != nil {
-		return nil, err
-	}
-	return qs.q, nil
+	return s.createQueue(context.Background(), s.defaultNS(), name, attributes, nil)
 }
 
 // Err returns the failure of a durable server's store: nil while it works (and always, for a server in
@@ -270,10 +225,11 @@ func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.
 // change (GetQueueAttributes, ListQueues, ...) go on. It does not come back by itself: stop the server and
 // open the store again, which recovers every change acknowledged before the failure.
 func (s *Server) Err() error {
-	if s.st == nil {
+	st := s.cat.Store()
+	if st == nil {
 		return nil
 	}
-	if err := s.st.Err(); errors.Is(err, fifoq.ErrStoreFailed) {
+	if err := st.Err(); errors.Is(err, fifoq.ErrStoreFailed) {
 		return err
 	}
 	return nil
@@ -282,10 +238,18 @@ func (s *Server) Err() error {
 // Failed returns a channel that is closed when a durable server's store fails (Err tells why), for a
 // process to stop and be restarted on it. It is nil, never ready, for a server in memory.
 func (s *Server) Failed() <-chan struct{} {
-	if s.st == nil {
-		return nil
+	if st := s.cat.Store(); st != nil {
+		return st.Failed()
 	}
-	return s.st.Failed()
+	return nil
+}
+
+// check returns the error that every change returns once the store failed or was closed, or nil.
+func (s *Server) check() error {
+	if st := s.cat.Store(); st != nil {
+		return st.Err()
+	}
+	return nil
 }
 
 // HTTPClient returns a client that calls the server in process, with no socket: its transport hands each
@@ -311,46 +275,43 @@ type AttributeChange struct {
 // change, a RedrivePolicy that the dead-letter queue's RedriveAllowPolicy refuses) is an error, and changes
 // nothing.
 func (s *Server) DeclareQueue(name string, attributes map[string]string) ([]AttributeChange, error) {
-	ns := namespace{account: s.account, region: s.region}
-	qs := s.lookup(ns, name)
-	if qs == nil {
-		_, err := s.createQueue(ns, name, attributes, nil)
+	ns := s.defaultNS()
+	q, ok := s.cat.Queue(ns, name)
+	if !ok {
+		_, err := s.createQueue(context.Background(), ns, name, attributes, nil)
 		return nil, err
 	}
 	if len(attributes) == 0 {
 		return nil, nil
 	}
-	set, err := s.parseAttributes(qs.q.FIFO(), attributes, s.finder(ns))
+	fifo := q.Queue.FIFO()
+	set, err := s.parseAttributes(fifo, attributes, ns)
 	if err != nil {
 		return nil, err
 	}
+	cur, ok := s.cat.Definition(ns, name)
+	if !ok {
+		return nil, queueDoesNotExist(false) // deleted meanwhile
+	}
+	want := cur
+	want.Apply(set.def, set.fields)
+	if err := want.Check(fifo, fifoq.AllFields); err != nil {
+		return nil, set.coreError(err, arnOf(q), fifo) // a rule between settings
+	}
 	var changes []AttributeChange
 	changed := make(map[string]string)
-	qs.mu.Lock()
-	cur, want := qs.viewLocked(), qs.viewLocked()
-	aerr := set.applyTo(&want)
-	if aerr == nil {
-		for _, n := range slices.Sorted(maps.Keys(attributes)) {
-			a, _ := s.value(qs, &cur, n)
-			b, _ := s.value(qs, &want, n)
-			if a != b {
-				changes = append(changes, AttributeChange{Name: n, Stored: a, Declared: b})
-				changed[n] = attributes[n]
-			}
+	for _, n := range slices.Sorted(maps.Keys(attributes)) {
+		a, _ := value(q, &cur, fifoq.Stats{}, n)
+		b, _ := value(q, &want, fifoq.Stats{}, n)
+		if a != b {
+			changes = append(changes, AttributeChange{Name: n, Stored: a, Declared: b})
+			changed[n] = attributes[n]
 		}
-	}
-	qs.mu.Unlock()
-	if aerr != nil {
-		return nil, aerr
 	}
 	if len(changed) == 0 {
 		return nil, nil
 	}
-	var j journal
-	if err := s.setQueueAttributes(&j, &call{}, qs, changed); err != nil {
-		return nil, err
-	}
-	if err := s.wait(&j); err != nil {
+	if err := s.setQueueAttributes(&call{ctx: context.Background(), json: true}, q, changed); err != nil {
 		return nil, err
 	}
 	return changes, nil

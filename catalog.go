@@ -1,0 +1,557 @@
+package fifoq
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fifoq/fifoq/storage"
+)
+
+// A Namespace is an account and a region, as Amazon SQS scopes queue names: the same name in two namespaces
+// names two queues. A program with no use for namespaces uses the zero Namespace.
+type Namespace struct {
+	Account string // an AWS account id, such as "000000000000"
+	Region  string // an AWS region, such as "us-east-1"
+}
+
+// A Catalog holds named queues by namespace and name, each with its [Definition], and applies the rules of
+// SQS's control plane to them: CreateQueue of an existing queue, names deleted less than 60 seconds ago,
+// dead-letter queues in the namespace of their sources, redrive policies left pending while their
+// dead-letter queue is deleted and bound again when it comes back, and move tasks that it lists and, in a
+// [Store], resumes after a restart. It is what a service built on fifoq keeps its queues in: package sqsapi
+// serves the SQS API from one.
+//
+// A catalogue made with [NewCatalog] keeps its queues in memory; one opened with [OpenCatalog] keeps them in a
+// Store, definitions, deleted names and move tasks included, so that a catalogue opened again on the store
+// after a restart or a crash has them all back. Every change a method reports as done is on disk when it
+// returns. A change holds the catalogue's lock while it is made in memory and waits for the disk after
+// releasing it, so no call about another queue waits for its sync.
+//
+// Queue names: a queue of the catalogue's default namespace ([WithDefaultNamespace]; on a store, the default
+// namespace of the first catalogue opened on it, which the store records) has its own name as its
+// [Queue.Name], in the store and in the DeadLetterSource of the messages it moves to a dead-letter queue. A
+// queue of another namespace is named there "ns-" and 32 hexadecimal digits of a hash of its namespace and
+// name, with ".fifo" for a FIFO queue: a valid queue name, unique in the store. [Catalog.Find] tells the
+// namespace and name of either.
+//
+// A Catalog is safe for concurrent use. Use NewCatalog or OpenCatalog; the zero Catalog is not usable.
+type Catalog struct {
+	st     *Store // nil: in memory
+	clock  Clock
+	logger *slog.Logger // nil: the queues do not log
+	home   Namespace    // the namespace whose queues have their own names in fifoq and the store
+
+	// mu guards the fields below. It is a read-write lock because every call looks a queue up, and only
+	// the calls that create, change or delete one change the catalogue. Lock order: Catalog.mu before
+	// catalogEntry.mu, never two entries' at once.
+	mu      sync.RWMutex
+	queues  map[Namespace]map[string]*catalogEntry // by namespace and name
+	byName  map[string]*catalogEntry               // the same queues, by fifoq name
+	deleted map[catalogKey]time.Time               // the names deleted less than 60 s ago, and when
+	// pending holds, by the namespace and name of a dead-letter queue, the queues whose redrive policy
+	// waits for it (RedrivePolicy.Pending).
+	pending map[catalogKey]map[*catalogEntry]struct{}
+	// deletions counts the queues deleted; with none, no message can come from a deleted queue. A
+	// catalogue opened on a store starts at 1: its queues may hold messages of queues deleted before.
+	deletions int
+	// unfinished holds the fifoq names of deleted queues still being removed from the store: their
+	// QueueDeletedRecently rule does not end before that.
+	unfinished map[string]struct{}
+
+	// namesMu guards names: the namespace and name of each fifoq name queueName made. It is taken last.
+	namesMu sync.RWMutex
+	names   map[string]catalogKey
+
+	// tasksMu guards the fields below. It is taken last: no other lock is taken while it is held.
+	tasksMu sync.Mutex
+	tasks   map[string]*catalogTask // by id: the tasks of the entries' lists
+	taskSeq uint64                  // the number of the last task started, in its record's key
+}
+
+// A catalogKey names a queue of a catalogue: its namespace and its name there.
+type catalogKey struct {
+	ns   Namespace
+	name string
+}
+
+// A catalogEntry is a queue of a catalogue.
+type catalogEntry struct {
+	q   *Queue
+	key catalogKey
+
+	// mu guards the fields below, and serializes the changes of the queue's definition, so that they reach
+	// the store in order.
+	mu sync.Mutex
+	// def is the queue's definition but for its settings and bound redrive policy, which are its Queue's
+	// (definitionLocked). A pending RedrivePolicy is written with Catalog.mu held for writing as well as mu,
+	// so it can be read under either.
+	def   Definition
+	tasks []*catalogTask // the last maxListedTasks move tasks started, oldest first
+	gone  bool           // deleted: its definition is no longer recorded
+}
+
+// A CatalogQueue is a queue of a [Catalog], with its namespace and its name there ([Queue.Name] is its name in
+// fifoq: see Catalog).
+type CatalogQueue struct {
+	Namespace Namespace // the queue's namespace
+	Name      string    // its name there
+	Queue     *Queue    // the queue
+}
+
+// Errors of a catalogue.
+var (
+	// ErrQueueExists: CreateQueue of a queue that exists with a different value of a setting given. AWS's
+	// message names the first such setting.
+	ErrQueueExists = newError("QueueAlreadyExists", "a queue of that name exists with other settings")
+	// ErrQueueDeletedRecently: a queue's name can be used again 60 seconds after the queue was deleted.
+	ErrQueueDeletedRecently = newErrorSaying("AWS.SimpleQueueService.QueueDeletedRecently", "queue deleted recently",
+		"You must wait 60 seconds after deleting a queue before you can create another with the same name.")
+	// ErrQueueDoesNotExist: the catalogue holds no queue of that namespace and name.
+	ErrQueueDoesNotExist = newErrorSaying("AWS.SimpleQueueService.NonExistentQueue", "queue does not exist",
+		"The specified queue does not exist.")
+	// ErrMoveTaskNotFound: the catalogue holds no move task of that id: it never did, or forgot it (it keeps
+	// the last 10 of a queue, and none of a deleted queue).
+	ErrMoveTaskNotFound = newErrorSaying("ResourceNotFoundException", "move task does not exist", "Task does not exist.")
+	// ErrEncryptionConflict: a change turns on server-side encryption with a KMS key and with SQS-managed
+	// keys at once.
+	ErrEncryptionConflict = newErrorSaying("InvalidAttributeName", "a KMS key and SQS-managed encryption at once",
+		"You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
+	// ErrInvalidTags: a queue has at most 50 tags, with keys of 1..128 characters and values of at most 256.
+	ErrInvalidTags = newError("InvalidParameterValue", "invalid tags")
+)
+
+// deletedReuseDelay is how long a deleted queue's name stays unusable (ErrQueueDeletedRecently).
+const deletedReuseDelay = 60 * time.Second
+
+// A CatalogOption configures a [Catalog].
+type CatalogOption func(*catalogConfig)
+
+type catalogConfig struct {
+	clock  Clock
+	logger *slog.Logger
+	home   Namespace
+}
+
+// WithCatalogClock sets the clock of the catalogue's queues and of its own rules and timestamps (created and
+// modified times, the 60 seconds before a deleted name can be used again). The default is the real clock.
+func WithCatalogClock(clk Clock) CatalogOption { return func(c *catalogConfig) { c.clock = clk } }
+
+// WithCatalogLogger gives the catalogue's queues the logger l ([WithLogger]), and makes the catalogue log
+// there, at level Warn, what [OpenCatalog] finds amiss in a store. By default nothing is logged.
+func WithCatalogLogger(l *slog.Logger) CatalogOption { return func(c *catalogConfig) { c.logger = l } }
+
+// WithDefaultNamespace sets the namespace whose queues have their own names as their Queue.Name (see
+// [Catalog]); by default the zero Namespace. [OpenCatalog] uses it only for a store that records none yet.
+func WithDefaultNamespace(ns Namespace) CatalogOption { return func(c *catalogConfig) { c.home = ns } }
+
+// NewCatalog returns an empty catalogue that keeps its queues in memory.
+func NewCatalog(opts ...CatalogOption) *Catalog {
+	cfg := catalogConfig{clock: realClock{}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.clock == nil {
+		cfg.clock = realClock{}
+	}
+	return &Catalog{
+		clock:      cfg.clock,
+		logger:     cfg.logger,
+		home:       cfg.home,
+		queues:     make(map[Namespace]map[string]*catalogEntry),
+		byName:     make(map[string]*catalogEntry),
+		deleted:    make(map[catalogKey]time.Time),
+		pending:    make(map[catalogKey]map[*catalogEntry]struct{}),
+		unfinished: make(map[string]struct{}),
+		names:      make(map[string]catalogKey),
+		tasks:      make(map[string]*catalogTask),
+	}
+}
+
+// Store returns the store the catalogue keeps its queues in, nil for a catalogue in memory.
+func (c *Catalog) Store() *Store { return c.st }
+
+// DefaultNamespace returns the namespace whose queues have their own names in fifoq (see [Catalog]).
+func (c *Catalog) DefaultNamespace() Namespace { return c.home }
+
+// queueName returns the fifoq name of the queue name of ns (see Catalog), recording the reverse for keyOf.
+func (c *Catalog) queueName(ns Namespace, name string) string {
+	if ns == c.home {
+		return name
+	}
+	h := sha256.Sum256([]byte(ns.Account + "\x00" + ns.Region + "\x00" + name))
+	fn := "ns-" + hex.EncodeToString(h[:16])
+	if fifoName(name) {
+		fn += ".fifo"
+	}
+	c.namesMu.Lock()
+	c.names[fn] = catalogKey{ns, name}
+	c.namesMu.Unlock()
+	return fn
+}
+
+// keyOf returns the namespace and name of the queue whose fifoq name is fn. A name queueName never made
+// is one of the default namespace.
+func (c *Catalog) keyOf(fn string) catalogKey {
+	if strings.HasPrefix(fn, "ns-") {
+		c.namesMu.RLock()
+		k, ok := c.names[fn]
+		c.namesMu.RUnlock()
+		if ok {
+			return k
+		}
+	}
+	return catalogKey{c.home, fn}
+}
+
+// Find returns the queue whose fifoq name ([Queue.Name], or a DeadLetterSource) is name: its namespace and
+// name, and the Queue if the catalogue holds it. For a queue it no longer holds (deleted, or not in the
+// catalogue), ok is false and the Queue nil; the namespace and name are those the catalogue knows for the
+// name, else the default namespace and the name itself.
+func (c *Catalog) Find(name string) (q CatalogQueue, ok bool) {
+	k := c.keyOf(name)
+	q = CatalogQueue{Namespace: k.ns, Name: k.name}
+	c.mu.RLock()
+	e := c.byName[name]
+	c.mu.RUnlock()
+	if e == nil {
+		return q, false
+	}
+	q.Queue = e.q
+	return q, true
+}
+
+// Queue returns the queue name of ns. It keeps no reference to name, and is cheap enough to be called on
+// every request.
+func (c *Catalog) Queue(ns Namespace, name string) (q CatalogQueue, ok bool) {
+	c.mu.RLock()
+	e := c.queues[ns][name]
+	c.mu.RUnlock()
+	if e == nil {
+		return CatalogQueue{}, false
+	}
+	return CatalogQueue{Namespace: ns, Name: e.key.name, Queue: e.q}, true
+}
+
+// lookup returns the entry of the queue name of ns, or nil.
+func (c *Catalog) lookup(ns Namespace, name string) *catalogEntry {
+	c.mu.RLock()
+	e := c.queues[ns][name]
+	c.mu.RUnlock()
+	return e
+}
+
+// holdsLocked reports whether e is the catalogue's queue of its name, not deleted. c.mu must be held.
+func (c *Catalog) holdsLocked(e *catalogEntry) bool { return c.queues[e.key.ns][e.key.name] == e }
+
+// List returns the queues of ns whose names start with prefix, in name order.
+func (c *Catalog) List(ns Namespace, prefix string) []CatalogQueue {
+	c.mu.RLock()
+	out := make([]CatalogQueue, 0, len(c.queues[ns]))
+	for name, e := range c.queues[ns] {
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, CatalogQueue{Namespace: ns, Name: name, Queue: e.q})
+		}
+	}
+	c.mu.RUnlock()
+	slices.SortFunc(out, func(a, b CatalogQueue) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Queues returns every queue of the catalogue, of every namespace, ordered by name, then account, then
+// region: a snapshot, which later creations and deletions do not change.
+func (c *Catalog) Queues() []CatalogQueue {
+	c.mu.RLock()
+	out := make([]CatalogQueue, 0, len(c.byName))
+	for _, e := range c.byName {
+		out = append(out, CatalogQueue{Namespace: e.key.ns, Name: e.key.name, Queue: e.q})
+	}
+	c.mu.RUnlock()
+	slices.SortFunc(out, func(a, b CatalogQueue) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace.Account, b.Namespace.Account),
+			strings.Compare(a.Namespace.Region, b.Namespace.Region))
+	})
+	return out
+}
+
+// Definition returns the definition of the queue name of ns as it is now, its settings read from its Queue
+// (so a change made with [Queue.SetAttributes] shows); ok is false when the catalogue holds no such queue.
+func (c *Catalog) Definition(ns Namespace, name string) (d Definition, ok bool) {
+	e := c.lookup(ns, name)
+	if e == nil {
+		return Definition{}, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return c.definitionLocked(e), true
+}
+
+// definitionLocked returns e's definition, its settings read from its Queue. e.mu (or c.mu for writing)
+// must be held.
+func (c *Catalog) definitionLocked(e *catalogEntry) Definition {
+	return e.def.clone().withAttributes(e.q.Attributes(), e.q.FIFO(), func(q *Queue) string { return c.keyOf(q.Name()).name })
+}
+
+// CreateQueue creates the queue name of ns: a FIFO queue when name ends in ".fifo", a standard queue
+// otherwise. Its definition is [NewDefinition] with the settings of def that fields lists (see
+// [Definition.Apply]); the others, and def's Created and Modified, are ignored.
+//
+// When the queue exists, CreateQueue returns it if each setting fields lists has the value it has in def (as
+// SQS shows it; tags are not compared, nor changed), and otherwise an error that wraps ErrQueueExists, whose
+// AWS message names the first setting that differs. A name deleted less than 60 seconds ago returns
+// ErrQueueDeletedRecently. Settings out of range return the errors of [Definition.Check]; a redrive policy
+// whose dead-letter queue is not a queue of ns returns ErrInvalidRedrivePolicy, one that the dead-letter
+// queue's redrive allow policy refuses ErrRedriveNotAllowed. A refused call creates nothing.
+//
+// In a store, the queue and its definition are on disk when CreateQueue returns, and a queue that the store
+// holds without a definition (made with [New] and [WithStore]) is taken over with its messages. ctx governs
+// the start of the call only.
+func (c *Catalog) CreateQueue(ctx context.Context, ns Namespace, name string, def Definition, fields Fields) (*Queue, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateQueueName(name); err != nil {
+		return nil, err
+	}
+	var j commit
+	q, err := c.createQueue(&j, catalogKey{ns, name}, def, fields)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.wait(c.st); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// CheckCreate returns the error [Catalog.CreateQueue] of the queue name of ns returns before it looks at the
+// settings: nil when the queue exists, or when it can be created; ErrQueueDeletedRecently for a name deleted
+// less than 60 seconds ago; the store's error once it failed. A front end calls it when a request's settings
+// do not decode, to refuse the request in the order SQS does.
+func (c *Catalog) CheckCreate(ns Namespace, name string) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.queues[ns][name] != nil {
+		return nil
+	}
+	if err := c.err(); err != nil {
+		return err
+	}
+	at, ok := c.deleted[catalogKey{ns, name}]
+	if _, busy := c.unfinished[c.queueName(ns, name)]; ok && (busy || c.clock.Now().Sub(at) < deletedReuseDelay) {
+		return reject(ErrQueueDeletedRecently, "queue %s was deleted less than %v ago", name, deletedReuseDelay)
+	}
+	return nil
+}
+
+func (c *Catalog) createQueue(j *commit, k catalogKey, def Definition, fields Fields) (*Queue, error) {
+	fifo := fifoName(k.name)
+	if err := def.Check(fifo, fields); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.queues[k.ns][k.name]; e != nil {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		cur := c.definitionLocked(e)
+		want := cur.clone()
+		want.Apply(def, fields)
+		if err := want.Check(fifo, AllFields); err != nil {
+			return nil, err // a rule between settings, which the settings given break on this queue
+		}
+		if name := cur.firstDifference(&want, fields); name != "" {
+			return nil, reject(ErrQueueExists, "queue %s has another %s", k.name, name).says(
+				"A queue already exists with the same name and a different value for attribute %s", name)
+		}
+		return e.q, nil
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	now := c.clock.Now()
+	c.pruneDeletedLocked(j, now)
+	if _, ok := c.deleted[k]; ok {
+		return nil, reject(ErrQueueDeletedRecently, "queue %s was deleted less than %v ago", k.name, deletedReuseDelay)
+	}
+	d := NewDefinition(fifo)
+	d.Apply(def, fields)
+	if err := d.Check(fifo, AllFields); err != nil {
+		return nil, err
+	}
+	d.Created, d.Modified = now, now
+	fn := c.queueName(k.ns, k.name)
+	if other := c.byName[fn]; other != nil {
+		// Only a queue made on purpose with the name of another's hash.
+		return nil, fmt.Errorf("fifoq: create queue %s of %v: its name in fifoq, %s, is taken by %s of %v", k.name, k.ns, fn,
+			other.key.name, other.key.ns)
+	}
+	opts, err := c.optionsLocked(k.ns, &d, nil)
+	if err != nil {
+		return nil, err
+	}
+	var later storage.Ticket
+	if c.st != nil {
+		opts = append(opts, func(cfg *config) { cfg.later = &later }) // waited for once c.mu is released
+	}
+	q, err := New(fn, opts...)
+	if err != nil {
+		if ErrorCode(err) == "" {
+			err = fmt.Errorf("fifoq: create queue %s of %v: %w", k.name, k.ns, err)
+		}
+		return nil, err
+	}
+	*j = j.then(commit{t: later})
+	e := &catalogEntry{q: q, key: k, def: d}
+	e.def.RedrivePolicy = RedrivePolicy{} // bound: its Queue's
+	c.addLocked(e)
+	c.putDefinitionLocked(j, e) // e.mu is not needed yet: nobody else can reach e while c.mu is held
+	c.rebindLocked(j, e)
+	return q, nil
+}
+
+// optionsLocked returns the options of New that make the queue of d in ns: its settings, its dead-letter
+// queue (dlq, or the queue d's redrive policy names), its redrive allow policy unless allowAll, and the
+// catalogue's clock, logger and store. c.mu must be held.
+func (c *Catalog) optionsLocked(ns Namespace, d *Definition, dlq *Queue) ([]Option, error) {
+	opts := []Option{
+		WithVisibilityTimeout(d.VisibilityTimeout), WithDelay(d.Delay), WithRetention(d.Retention),
+		WithReceiveWaitTime(d.ReceiveWaitTime), WithMaxMessageSize(d.MaxMessageSize), WithClock(c.clock),
+	}
+	if d.ContentBasedDeduplication {
+		opts = append(opts, WithContentBasedDeduplication())
+	}
+	if s := d.DeduplicationScope; s != 0 && s != DeduplicationScopeQueue {
+		opts = append(opts, WithDeduplicationScope(s))
+	}
+	if p := d.RedrivePolicy; p.DeadLetterQueue != "" && !p.Pending {
+		if dlq == nil {
+			var err error
+			if dlq, err = c.deadLetterQueueLocked(ns, p.DeadLetterQueue); err != nil {
+				return nil, err
+			}
+		}
+		opts = append(opts, WithDeadLetterQueue(dlq, p.MaxReceiveCount))
+	}
+	if p := d.RedriveAllowPolicy; p != nil {
+		opts = append(opts, WithRedriveAllowPolicy(c.allowPolicy(ns, p)))
+	}
+	if c.logger != nil {
+		opts = append(opts, WithLogger(c.logger))
+	}
+	if c.st != nil {
+		opts = append(opts, WithStore(c.st))
+	}
+	return opts, nil
+}
+
+// deadLetterQueueLocked returns the queue name of ns, a redrive policy's dead-letter queue. c.mu must be held.
+func (c *Catalog) deadLetterQueueLocked(ns Namespace, name string) (*Queue, error) {
+	e := c.queues[ns][name]
+	if e == nil {
+		return nil, reject(ErrInvalidRedrivePolicy, "dead-letter queue %s does not exist", name).says("Dead-letter target does not exist.")
+	}
+	return e.q, nil
+}
+
+// allowPolicy returns a definition's redrive allow policy as its Queue takes it: sources by fifoq name.
+func (c *Catalog) allowPolicy(ns Namespace, p *RedriveAllowPolicy) RedriveAllowPolicy {
+	out := RedriveAllowPolicy{Permission: p.Permission}
+	for _, s := range p.Sources {
+		out.Sources = append(out.Sources, c.queueName(ns, s))
+	}
+	return out
+}
+
+// addLocked adds e to the catalogue. c.mu must be held for writing.
+func (c *Catalog) addLocked(e *catalogEntry) {
+	m := c.queues[e.key.ns]
+	if m == nil {
+		m = make(map[string]*catalogEntry)
+		c.queues[e.key.ns] = m
+	}
+	m[e.key.name] = e
+	c.byName[e.q.Name()] = e
+}
+
+// removeLocked removes e from the catalogue. c.mu must be held for writing.
+func (c *Catalog) removeLocked(e *catalogEntry) {
+	m := c.queues[e.key.ns]
+	delete(m, e.key.name)
+	if len(m) == 0 {
+		delete(c.queues, e.key.ns)
+	}
+	delete(c.byName, e.q.Name())
+}
+
+// pruneDeletedLocked forgets the deleted names that can be used again, and their records. c.mu must be held
+// for writing.
+func (c *Catalog) pruneDeletedLocked(j *commit, now time.Time) {
+	var b storage.Batch
+	for k, at := range c.deleted {
+		fn := c.queueName(k.ns, k.name)
+		if _, busy := c.unfinished[fn]; busy || now.Sub(at) < deletedReuseDelay {
+			continue
+		}
+		delete(c.deleted, k)
+		if c.st != nil {
+			if b == nil {
+				b = c.st.eng.NewBatch()
+			}
+			b.Delete(catalogKeyOf(catalogDeleted, fn))
+		}
+	}
+	if b != nil {
+		c.commit(j, b)
+	}
+}
+
+// err returns the error every change returns once the store failed or was closed, or nil.
+func (c *Catalog) err() error {
+	if c.st == nil {
+		return nil
+	}
+	return c.st.err()
+}
+
+// commit commits b, a batch of the catalogue's records, for the call to wait for (j) before it returns.
+func (c *Catalog) commit(j *commit, b storage.Batch) {
+	if j.err != nil {
+		return
+	}
+	if err := c.err(); err != nil {
+		j.err = err
+		return
+	}
+	t, err := c.st.eng.Commit(b, true)
+	if err != nil {
+		j.err = c.st.fail(err)
+		return
+	}
+	*j = j.then(commit{t: t})
+}
+
+// Close pauses the catalogue's running move tasks and waits for them to stop. In a store, they are not
+// recorded as ended: a catalogue opened again on the store resumes them. In memory, they end cancelled.
+// Close closes no store, and changes nothing else: call it when the catalogue is no longer used, before
+// closing its store. It returns nil.
+func (c *Catalog) Close() error {
+	c.tasksMu.Lock()
+	tasks := slices.Collect(maps.Values(c.tasks))
+	c.tasksMu.Unlock()
+	for _, t := range tasks {
+		t.task.halt() // an ended task stays as it was
+	}
+	for _, t := range tasks {
+		_ = t.task.Wait(context.Background()) // a halted task stops after the batch it has taken
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package fifoq
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fifoq/fifoq/storage"
+	"github.com/fifoq/fifoq/storage/storagetest"
+)
+
+// Tests of the catalogue's records, which need their layout.
+
+var ciNS = Namespace{Account: "000000000000", Region: "us-east-1"}
+
+// ciOpen opens a store and a catalogue on disk.
+func ciOpen(t *testing.T, disk *storagetest.Disk, clock Clock) (*Catalog, *Store, error) {
+	t.Helper()
+	eng, err := disk.Open()
+	require.NoError(t, err)
+	st, err := OpenStore(eng, "disk")
+	require.NoError(t, err)
+	c, err := OpenCatalog(st, WithCatalogClock(clock), WithDefaultNamespace(ciNS))
+	return c, st, err
+}
+
+// ciWrite writes records to the disk while no store is open on it.
+func ciWrite(t *testing.T, disk *storagetest.Disk, edit func(b storage.Batch)) {
+	t.Helper()
+	eng, err := disk.Open()
+	require.NoError(t, err)
+	b := eng.NewBatch()
+	edit(b)
+	_, err = eng.Commit(b, false)
+	require.NoError(t, err)
+	require.NoError(t, eng.Close())
+}
+
+// A DeleteQueue cut short by a crash after its deletion was recorded, before the queue was deleted from the
+// store, is finished by the next OpenCatalog: the queue is gone, and its name waits its 60 seconds.
+func TestCatalogInterruptedDelete(t *testing.T) {
+	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	disk := storagetest.NewDisk()
+	c, st, err := ciOpen(t, disk, clock)
+	require.NoError(t, err)
+	victim, err := c.CreateQueue(context.Background(), ciNS, "victim", Definition{}, 0)
+	require.NoError(t, err)
+	_, err = victim.Send(context.Background(), Message{Body: "doomed"})
+	require.NoError(t, err)
+	_, err = c.CreateQueue(context.Background(), ciNS, "kept", Definition{}, 0)
+	require.NoError(t, err)
+	var j commit
+	_, err = c.deleteQueue(&j, ciNS, "victim") // the deletion recorded, and then a crash
+	require.NoError(t, err)
+	require.NoError(t, j.wait(st))
+	require.NoError(t, c.Close())
+	require.NoError(t, st.Close())
+	require.Equal(t, []string{"kept", "victim"}, storeQueues(t, disk), "the queue is in the store still")
+
+	c, st, err = ciOpen(t, disk, clock)
+	require.NoError(t, err)
+	require.Equal(t, []string{"kept"}, st.Queues(), "the deletion finished")
+	_, err = c.CreateQueue(context.Background(), ciNS, "victim", Definition{}, 0)
+	require.ErrorIs(t, err, ErrQueueDeletedRecently)
+	clock.Advance(time.Minute)
+	q, err := c.CreateQueue(context.Background(), ciNS, "victim", Definition{}, 0)
+	require.NoError(t, err)
+	require.Zero(t, q.Stats().Visible, "a new queue, without the old one's messages")
+	require.NoError(t, c.Close())
+	require.NoError(t, st.Close())
+}
+
+// storeQueues returns the queues of the store on disk.
+func storeQueues(t *testing.T, disk *storagetest.Disk) []string {
+	t.Helper()
+	eng, err := disk.Open()
+	require.NoError(t, err)
+	st, err := OpenStore(eng, "disk")
+	require.NoError(t, err)
+	defer st.Close()
+	return st.Queues()
+}
+
+// The names deleted more than 60 seconds ago are forgotten, records and all, at the next CreateQueue or
+// DeleteQueue.
+func TestCatalogDeletedNamesPruned(t *testing.T) {
+	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	disk := storagetest.NewDisk()
+	c, st, err := ciOpen(t, disk, clock)
+	require.NoError(t, err)
+	defer st.Close()
+	defer c.Close()
+	ctx := context.Background()
+	for _, name := range []string{"a", "b", "c"} {
+		_, err := c.CreateQueue(ctx, ciNS, name, Definition{}, 0)
+		require.NoError(t, err)
+		require.NoError(t, c.DeleteQueue(ctx, ciNS, name))
+	}
+	require.Len(t, c.deleted, 3)
+	require.Equal(t, 3, countRecords(t, st, catalogDeleted))
+	clock.Advance(deletedReuseDelay)
+	_, err = c.CreateQueue(ctx, ciNS, "other", Definition{}, 0)
+	require.NoError(t, err)
+	require.Empty(t, c.deleted, "names deleted 60 s ago")
+	require.Zero(t, countRecords(t, st, catalogDeleted))
+}
+
+func countRecords(t *testing.T, st *Store, kind byte) int {
+	t.Helper()
+	n := 0
+	require.NoError(t, st.eng.Scan([]byte{keyCatalog, kind}, []byte{keyCatalog, kind + 1}, func(k, v []byte) error {
+		n++
+		return nil
+	}))
+	return n
+}
+
+// A store whose catalogue records do not decode is refused, naming the record: never a panic, never a queue
+// left out.
+func TestCatalogCorruptRecords(t *testing.T) {
+	good := `{"account":"000000000000","region":"us-east-1","name":"jobs","created":1,"modified":1,` +
+		`"visibilityTimeout":30000000000,"delay":0,"retention":345600000000000,"receiveWaitTime":0,"maxMessageSize":1048576,` +
+		`"sqsManagedSse":true}`
+	with := func(name, fields string) string {
+		return strings.Replace(strings.Replace(good, `"name":"jobs"`, `"name":"`+name+`"`, 1), "{", "{"+fields, 1)
+	}
+	for _, tc := range []struct {
+		name  string
+		key   []byte
+		value []byte
+		want  string
+	}{
+		{"version", catalogKeyOf(catalogQueue, "jobs"), append([]byte{2}, good...), "catalogue record of queue jobs: version 2, want 1"},
+		{"empty", catalogKeyOf(catalogQueue, "jobs"), nil, "catalogue record of queue jobs: empty value"},
+		{"not JSON", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01{"), "catalogue record of queue jobs: unexpected EOF"},
+		{"unknown field", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01" + with("jobs", `"colour":"red",`)),
+			`catalogue record of queue jobs: json: unknown field "colour"`},
+		{"trailing data", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01" + good + "{}"), "catalogue record of queue jobs: data after the record"},
+		{"no created", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01" + strings.Replace(good, `"created":1`, `"created":0`, 1)),
+			"catalogue record of queue jobs: created 0"},
+		{"out of range", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01" + strings.Replace(good, "30000000000", "-1", 1)),
+			"catalogue record of queue jobs: fifoq: invalid queue attribute"},
+		{"bad name", catalogKeyOf(catalogQueue, "bad name"), []byte("\x01" + with("bad name", "")),
+			"catalogue record of queue bad name: fifoq: invalid queue name"},
+		{"another key", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01" + with("other", "")),
+			"catalogue record of queue jobs: queue other of {000000000000 us-east-1}, whose name in the store is other"},
+		{"FIFO attribute", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01" + with("jobs", `"throughputLimit":1,`)),
+			"catalogue record of queue jobs: FIFO settings on a standard queue"},
+		{"scope", catalogKeyOf(catalogQueue, "jobs.fifo"), []byte("\x01" + with("jobs.fifo", `"throughputLimit":1,"deduplicationScope":7,`)),
+			"catalogue record of queue jobs.fifo: fifoq: invalid queue attribute: deduplication scope 7"},
+		{"maxReceiveCount", catalogKeyOf(catalogQueue, "jobs"), []byte("\x01" + with("jobs", `"deadLetterQueue":"dlq","maxReceiveCount":0,`)),
+			"catalogue record of queue jobs: fifoq: invalid redrive policy: maxReceiveCount 0"},
+		{"deleted", catalogKeyOf(catalogDeleted, "gone"), []byte("\x01{}"), `catalogue record of deleted queue gone: name "", deleted at 0`},
+		{"task", append(catalogKeyOf(kindCatalogTask, "jobs"), 0, 0, 0, 0, 0, 0, 0, 0, 1), []byte(`{"id":"x"}`),
+			"catalogue record of move task 1 of queue jobs: version 123, want 1"},
+		{"unknown kind", catalogKeyOf('z', "x"), []byte{1}, `catalogue record "\x03zx": unknown key`},
+	} {
+		disk := storagetest.NewDisk()
+		clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		c, st, err := ciOpen(t, disk, clock)
+		require.NoError(t, err)
+		require.NoError(t, c.Close())
+		require.NoError(t, st.Close())
+		ciWrite(t, disk, func(b storage.Batch) { b.Set(tc.key, tc.value) })
+
+		c, st, err = ciOpen(t, disk, clock)
+		require.ErrorIs(t, err, ErrStoreCorrupt, tc.name)
+		require.ErrorContains(t, err, tc.want, tc.name)
+		require.Nil(t, c, tc.name)
+		require.NoError(t, st.Close())
+	}
+}

@@ -1,0 +1,285 @@
+package fifoq
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+
+	"github.com/fifoq/fifoq/storage"
+)
+
+// The move tasks of a catalogue: started through it, listed by it (the last maxListedTasks of each queue),
+// and in a store recorded and resumed after a restart.
+
+// maxListedTasks is how many move tasks a catalogue keeps per queue: as many as ListMessageMoveTasks lists.
+const maxListedTasks = 10
+
+// failedNonExistent is the failure of a move task whose destination was deleted while it ran, as SQS names it.
+const failedNonExistent = "AWS.SimpleQueueService.NonExistentQueue"
+
+// A CatalogTask is a move task of a [Catalog]'s dead-letter queue (a DLQ redrive), as the catalogue lists it.
+type CatalogTask struct {
+	// ID names the task in the catalogue: a random UUID, which stays the same after a restart.
+	ID string
+	// Namespace is the namespace of its queues.
+	Namespace Namespace
+	// Source is the name of the dead-letter queue the task moves messages out of.
+	Source string
+	// Destination is the name of the queue it moves them to, "" when it returns each to the queue it came
+	// from.
+	Destination string
+	// Task is the task: its Status, Wait and Cancel (whose end a catalogue in a store records, as
+	// [Catalog.CancelMoveTask] does).
+	Task *MoveTask
+}
+
+// A SourceDeletedError refuses a move task that would return the messages of a dead-letter queue to their
+// sources while one of them came from a queue deleted since (a queue of that name may exist again, created
+// after the message left the old one): that message would have nowhere to go. It matches
+// ErrInvalidMoveTask. Move such messages to a destination instead.
+type SourceDeletedError struct {
+	// Queue is the name of the deleted queue, in the dead-letter queue's namespace.
+	Queue string
+}
+
+func (e *SourceDeletedError) Error() string {
+	return "fifoq: invalid message move task: a message came from queue " + e.Queue + ", deleted since"
+}
+
+// Is reports whether target is ErrInvalidMoveTask.
+func (e *SourceDeletedError) Is(target error) bool { return target == ErrInvalidMoveTask }
+
+func (e *SourceDeletedError) sqsCode() string { return ErrInvalidMoveTask.Code }
+
+// awsMessage is the reason SQS would give: the caller names the queue in its own words (an ARN).
+func (e *SourceDeletedError) awsMessage() string {
+	return "A message in the queue was moved there from " + e.Queue + ", which was deleted since. Move the messages to a destination."
+}
+
+// A catalogTask is a move task the catalogue started, or resumed.
+type catalogTask struct {
+	id     string
+	task   *MoveTask
+	source *catalogEntry
+	dest   *catalogEntry // nil when messages go back to their sources
+	key    []byte        // of its record, in a store
+}
+
+// info returns what the catalogue tells of t.
+func (t *catalogTask) info() CatalogTask {
+	ct := CatalogTask{ID: t.id, Namespace: t.source.key.ns, Source: t.source.key.name, Task: t.task}
+	if t.dest != nil {
+		ct.Destination = t.dest.key.name
+	}
+	return ct
+}
+
+// StartMoveTask starts moving the messages of the dead-letter queue source of ns (see [Queue.StartMoveTask]):
+// to the queue destination of ns, or back to the queues they came from when destination is "", at rate
+// messages a second (0: as fast as possible). The catalogue lists the task ([Catalog.MoveTasks]) and, in a
+// store, records it with each of its steps, so that a task running at a restart goes on from its counts when
+// the store is opened again.
+//
+// A queue the catalogue does not hold returns ErrQueueDoesNotExist; a return to the sources while a message
+// came from a queue deleted since, a *SourceDeletedError; and otherwise the errors of Queue.StartMoveTask. A
+// refused task changes nothing. ctx governs the start only: the task runs until it ends, is cancelled or the
+// catalogue is closed.
+func (c *Catalog) StartMoveTask(ctx context.Context, ns Namespace, source, destination string, rate int) (CatalogTask, error) {
+	if err := ctx.Err(); err != nil {
+		return CatalogTask{}, err
+	}
+	t, started, err := c.startMoveTask(ns, source, destination, rate)
+	if err != nil {
+		return CatalogTask{}, err
+	}
+	if err := started.wait(c.st); err != nil {
+		return CatalogTask{}, err // the store failed: the task fails at its first step
+	}
+	return t.info(), nil
+}
+
+// startMoveTask starts a task, under the catalogue's lock, so that a DeleteQueue comes wholly before it or
+// after (and then fails the task if it must: failMovesIntoLocked). It returns what to wait for.
+func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate int) (*catalogTask, commit, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	src := c.queues[ns][source]
+	if src == nil {
+		return nil, commit{}, reject(ErrQueueDoesNotExist, "source %s", source)
+	}
+	t := &catalogTask{id: newTaskID(), source: src}
+	var dest *Queue
+	if destination != "" {
+		if t.dest = c.queues[ns][destination]; t.dest == nil {
+			return nil, commit{}, reject(ErrQueueDoesNotExist, "destination %s", destination)
+		}
+		dest = t.dest.q
+	} else if gone := c.staleSourceLocked(src); gone != "" {
+		return nil, commit{}, &SourceDeletedError{Queue: c.keyOf(gone).name}
+	}
+	var rec *taskRecord
+	if c.st != nil {
+		c.tasksMu.Lock()
+		c.taskSeq++
+		t.key = taskKey(src.q.Name(), c.taskSeq)
+		c.tasksMu.Unlock()
+		rec = &taskRecord{key: t.key, encode: t.encode}
+	}
+	task, started, err := src.q.startMoveTask(dest, rate, rec, nil)
+	if err != nil {
+		return nil, commit{}, err
+	}
+	t.task = task
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	c.tasksMu.Lock()
+	defer c.tasksMu.Unlock()
+	c.tasks[t.id] = t
+	src.tasks = append(src.tasks, t)
+	if n := len(src.tasks) - maxListedTasks; n > 0 {
+		// The oldest have ended: a queue runs one task at a time, and this one was just started. Their
+		// records go without a sync: OpenCatalog deletes them again if they were not.
+		var b storage.Batch
+		for _, old := range src.tasks[:n] {
+			delete(c.tasks, old.id)
+			if old.key != nil {
+				if b == nil {
+					b = c.st.eng.NewBatch()
+				}
+				b.Delete(old.key)
+			}
+		}
+		if b != nil && c.err() == nil {
+			if _, err := c.st.eng.Commit(b, false); err != nil {
+				c.st.fail(err) //nolint:errcheck // the next change reports it
+			}
+		}
+		src.tasks = append(src.tasks[:0], src.tasks[n:]...)
+		clear(src.tasks[len(src.tasks):cap(src.tasks)])
+	}
+	return t, started, nil
+}
+
+// newTaskID returns a random UUID (version 4).
+func newTaskID() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	h := hex.EncodeToString(u[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// staleSourceLocked returns the fifoq name of a queue that a message of dlq was moved from and that was
+// deleted since (a queue of that name may exist again, created after the message left the old one), or "".
+// c.mu must be held.
+func (c *Catalog) staleSourceLocked(dlq *catalogEntry) string {
+	if c.deletions == 0 {
+		return "" // spare the look at every message
+	}
+	for m := range dlq.q.Messages() {
+		if m.DeadLetterSource == "" {
+			continue
+		}
+		// A message from the queue that has the name now was sent there, or in a FIFO dead-letter queue
+		// moved here, after the queue was created; one from an earlier queue of that name, before its
+		// deletion, at least deletedReuseDelay before the name was taken again. Created never changes.
+		src := c.byName[m.DeadLetterSource]
+		if src == nil || m.SentAt.Before(src.def.Created) {
+			return m.DeadLetterSource
+		}
+	}
+	return ""
+}
+
+// failMovesIntoLocked ends dlq's running move task, FAILED, if it would move messages into gone, a queue
+// being deleted: a task whose destination is gone, or one that returns messages to their sources while dlq
+// holds a message from gone. A batch of up to 10 messages the task took already still goes there (fifoq
+// cannot make a move fail). c.mu must be held for writing.
+func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) {
+	dlq.mu.Lock()
+	var t *catalogTask
+	if n := len(dlq.tasks); n > 0 {
+		t = dlq.tasks[n-1]
+	}
+	dlq.mu.Unlock()
+	if t == nil || t.task.Status().State != MoveTaskRunning {
+		return
+	}
+	if t.dest == gone {
+		t.task.fail(failedNonExistent)
+		return
+	}
+	if t.dest != nil {
+		return
+	}
+	for m := range dlq.q.Messages() {
+		if m.DeadLetterSource == gone.q.Name() {
+			t.task.fail(failedNonExistent)
+			return
+		}
+	}
+}
+
+// CancelMoveTask cancels the running move task id (see [MoveTask.Cancel]): the messages it moved stay moved.
+// In a store, it returns once the task has ended (after the batch it had taken) and its end is recorded, so
+// that a restart does not resume it; ctx bounds that wait. It returns the task, ErrMoveTaskNotFound for a
+// task the catalogue does not hold (or whose queue was deleted), and ErrMoveTaskNotRunning for one that has
+// ended.
+func (c *Catalog) CancelMoveTask(ctx context.Context, id string) (CatalogTask, error) {
+	t, ok := c.task(id)
+	if !ok {
+		return CatalogTask{}, reject(ErrMoveTaskNotFound, "task %s", id)
+	}
+	if err := t.task.Cancel(); err != nil {
+		return CatalogTask{}, err
+	}
+	if c.st != nil {
+		if err := t.task.Wait(ctx); err != nil {
+			return CatalogTask{}, err
+		}
+		if err := c.err(); err != nil {
+			return CatalogTask{}, err
+		}
+	}
+	return t.info(), nil
+}
+
+// task returns the task id, if the catalogue holds it and its queue.
+func (c *Catalog) task(id string) (*catalogTask, bool) {
+	c.tasksMu.Lock()
+	t := c.tasks[id]
+	c.tasksMu.Unlock()
+	if t == nil {
+		return nil, false
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return t, c.holdsLocked(t.source) // deleted since: its tasks are forgotten
+}
+
+// MoveTask returns the move task id; ok is false when the catalogue does not hold it (see
+// ErrMoveTaskNotFound).
+func (c *Catalog) MoveTask(id string) (t CatalogTask, ok bool) {
+	ct, ok := c.task(id)
+	if !ok {
+		return CatalogTask{}, false
+	}
+	return ct.info(), true
+}
+
+// MoveTasks returns the move tasks of the queue name of ns, newest first: the last 10 started through the
+// catalogue (before a restart too, in a store).
+func (c *Catalog) MoveTasks(ns Namespace, name string) []CatalogTask {
+	e := c.lookup(ns, name)
+	if e == nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]CatalogTask, 0, len(e.tasks))
+	for i := len(e.tasks) - 1; i >= 0; i-- {
+		out = append(out, e.tasks[i].info())
+	}
+	return out
+}

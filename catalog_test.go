@@ -1,0 +1,309 @@
+package fifoq_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fifoq/fifoq"
+)
+
+// The catalogue's rules, in memory (catalog_store_test.go has them in a store).
+
+var (
+	ctNS    = fifoq.Namespace{Account: "000000000000", Region: "us-east-1"}
+	ctOther = fifoq.Namespace{Account: "111111111111", Region: "eu-west-1"}
+)
+
+func newCtCatalog(t *testing.T) (*fifoq.Catalog, *fifoq.ManualClock) {
+	t.Helper()
+	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := fifoq.NewCatalog(fifoq.WithCatalogClock(clock), fifoq.WithDefaultNamespace(ctNS))
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
+	return c, clock
+}
+
+func ctCreate(t *testing.T, c *fifoq.Catalog, ns fifoq.Namespace, name string, d fifoq.Definition, f fifoq.Fields) *fifoq.Queue {
+	t.Helper()
+	q, err := c.CreateQueue(t.Context(), ns, name, d, f)
+	require.NoError(t, err, "CreateQueue %s", name)
+	return q
+}
+
+// CreateQueue makes the queue of the definition given, returns an existing queue when the settings given
+// agree with it, and refuses them when one differs, naming the first that does as SQS does.
+func TestCatalogCreateQueue(t *testing.T) {
+	t.Parallel()
+	c, _ := newCtCatalog(t)
+	q := ctCreate(t, c, ctNS, "jobs.fifo", fifoq.Definition{VisibilityTimeout: time.Minute, ContentBasedDeduplication: true,
+		Tags: map[string]string{"team": "a"}}, fifoq.FieldVisibilityTimeout|fifoq.FieldContentBasedDeduplication|fifoq.FieldTags)
+	require.True(t, q.FIFO())
+	require.Equal(t, time.Minute, q.Attributes().VisibilityTimeout)
+	require.True(t, q.Attributes().ContentBasedDeduplication)
+	d, ok := c.Definition(ctNS, "jobs.fifo")
+	require.True(t, ok)
+	require.Equal(t, fifoq.ThroughputPerQueue, d.ThroughputLimit, "the default")
+	require.True(t, d.SQSManagedSSE, "the default")
+	require.Equal(t, map[string]string{"team": "a"}, d.Tags)
+	require.False(t, d.Created.IsZero())
+
+	again, err := c.CreateQueue(t.Context(), ctNS, "jobs.fifo", fifoq.Definition{VisibilityTimeout: time.Minute,
+		SQSManagedSSE: true, Tags: map[string]string{"other": "x"}}, fifoq.FieldVisibilityTimeout|fifoq.FieldSQSManagedSSE|fifoq.FieldTags)
+	require.NoError(t, err, "the same settings, and the default given")
+	require.Same(t, q, again)
+	d, _ = c.Definition(ctNS, "jobs.fifo")
+	require.Equal(t, map[string]string{"team": "a"}, d.Tags, "tags of an existing queue are not changed")
+	again, err = c.CreateQueue(t.Context(), ctNS, "jobs.fifo", fifoq.Definition{}, 0)
+	require.NoError(t, err, "no settings given")
+	require.Same(t, q, again)
+
+	_, err = c.CreateQueue(t.Context(), ctNS, "jobs.fifo", fifoq.Definition{VisibilityTimeout: time.Hour, Delay: time.Second},
+		fifoq.FieldVisibilityTimeout|fifoq.FieldDelay)
+	require.ErrorIs(t, err, fifoq.ErrQueueExists)
+	require.Equal(t, "QueueAlreadyExists", fifoq.ErrorCode(err))
+	require.Equal(t, "A queue already exists with the same name and a different value for attribute DelaySeconds", fifoq.ErrorMessage(err))
+
+	_, err = c.CreateQueue(t.Context(), ctNS, "bad name", fifoq.Definition{}, 0)
+	require.ErrorIs(t, err, fifoq.ErrInvalidQueueName)
+	_, err = c.CreateQueue(t.Context(), ctNS, "std", fifoq.Definition{ContentBasedDeduplication: true}, fifoq.FieldContentBasedDeduplication)
+	require.ErrorIs(t, err, fifoq.ErrFIFOOnly)
+	_, err = c.CreateQueue(t.Context(), ctNS, "std", fifoq.Definition{VisibilityTimeout: 13 * time.Hour}, fifoq.FieldVisibilityTimeout)
+	require.ErrorIs(t, err, fifoq.ErrInvalidQueueAttribute)
+	_, err = c.CreateQueue(t.Context(), ctNS, "g.fifo", fifoq.Definition{ThroughputLimit: fifoq.ThroughputPerMessageGroupID},
+		fifoq.FieldThroughputLimit)
+	require.ErrorIs(t, err, fifoq.ErrInvalidQueueAttribute, "perMessageGroupId needs the messageGroup scope")
+	require.Equal(t, "Invalid value for the parameter FifoThroughputLimit. Reason: perMessageGroupId is allowed only when "+
+		"DeduplicationScope is messageGroup.", fifoq.ErrorMessage(err))
+	_, ok = c.Queue(ctNS, "g.fifo")
+	require.False(t, ok, "a refused queue is not created")
+}
+
+// A namespace holds its own queues: the same name in two namespaces names two queues, and a queue of a
+// namespace other than the default one has a hashed name in fifoq, which Find maps back.
+func TestCatalogNamespaces(t *testing.T) {
+	t.Parallel()
+	c, _ := newCtCatalog(t)
+	home := ctCreate(t, c, ctNS, "orders", fifoq.Definition{}, 0)
+	other := ctCreate(t, c, ctOther, "orders", fifoq.Definition{}, 0)
+	require.NotSame(t, home, other)
+	require.Equal(t, "orders", home.Name())
+	require.Regexp(t, `^ns-[0-9a-f]{32}$`, other.Name())
+	found, ok := c.Find(other.Name())
+	require.True(t, ok)
+	require.Equal(t, fifoq.CatalogQueue{Namespace: ctOther, Name: "orders", Queue: other}, found)
+	require.Equal(t, []fifoq.CatalogQueue{{Namespace: ctNS, Name: "orders", Queue: home}, {Namespace: ctOther, Name: "orders", Queue: other}},
+		c.Queues())
+	require.Len(t, c.List(ctOther, "ord"), 1)
+	require.Empty(t, c.List(ctOther, "x"))
+
+	// A dead-letter queue is a queue of its sources' namespace.
+	ctCreate(t, c, ctOther, "dlq", fifoq.Definition{}, 0)
+	_, err := c.CreateQueue(t.Context(), ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
+		fifoq.FieldRedrivePolicy)
+	require.ErrorIs(t, err, fifoq.ErrInvalidRedrivePolicy)
+	require.Equal(t, "Dead-letter target does not exist.", fifoq.ErrorMessage(err))
+}
+
+// A deleted queue's name can be used again 60 seconds later.
+func TestCatalogQueueDeletedRecently(t *testing.T) {
+	t.Parallel()
+	c, clock := newCtCatalog(t)
+	ctCreate(t, c, ctNS, "q", fifoq.Definition{}, 0)
+	require.NoError(t, c.DeleteQueue(t.Context(), ctNS, "q"))
+	require.ErrorIs(t, c.DeleteQueue(t.Context(), ctNS, "q"), fifoq.ErrQueueDoesNotExist)
+	_, ok := c.Queue(ctNS, "q")
+	require.False(t, ok)
+	clock.Advance(59 * time.Second)
+	_, err := c.CreateQueue(t.Context(), ctNS, "q", fifoq.Definition{}, 0)
+	require.ErrorIs(t, err, fifoq.ErrQueueDeletedRecently)
+	require.Equal(t, "AWS.SimpleQueueService.QueueDeletedRecently", fifoq.ErrorCode(err))
+	require.ErrorIs(t, c.CheckCreate(ctNS, "q"), fifoq.ErrQueueDeletedRecently)
+	ctCreate(t, c, ctOther, "q", fifoq.Definition{}, 0) // another namespace's name
+	clock.Advance(time.Second)
+	require.NoError(t, c.CheckCreate(ctNS, "q"))
+	ctCreate(t, c, ctNS, "q", fifoq.Definition{}, 0)
+}
+
+// Update changes a definition as a whole, applies its settings to the queue, and sets Modified; an edit
+// that fails, or a definition that breaks a rule, changes nothing. Tags change without Modified.
+func TestCatalogUpdate(t *testing.T) {
+	t.Parallel()
+	c, clock := newCtCatalog(t)
+	q := ctCreate(t, c, ctNS, "q", fifoq.Definition{}, 0)
+	created, _ := c.Definition(ctNS, "q")
+	clock.Advance(time.Minute)
+	require.NoError(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
+		d.Apply(fifoq.Definition{Delay: 5 * time.Second, KMSMasterKeyID: "alias/k", Policy: `{"v":1}`},
+			fifoq.FieldDelay|fifoq.FieldKMSMasterKeyID|fifoq.FieldPolicy)
+		return nil
+	}))
+	require.Equal(t, 5*time.Second, q.Attributes().Delay)
+	d, _ := c.Definition(ctNS, "q")
+	require.Equal(t, created.Created, d.Created)
+	require.Equal(t, created.Created.Add(time.Minute), d.Modified)
+	require.Equal(t, "alias/k", d.KMSMasterKeyID)
+	require.False(t, d.SQSManagedSSE, "a KMS key turns SQS-managed encryption off")
+
+	boom := errors.New("boom")
+	require.ErrorIs(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
+		d.Delay = time.Minute
+		return boom
+	}), boom)
+	require.ErrorIs(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
+		d.Retention = time.Second
+		return nil
+	}), fifoq.ErrInvalidQueueAttribute)
+	require.Equal(t, 5*time.Second, q.Attributes().Delay, "nothing changed")
+	require.ErrorIs(t, c.Update(t.Context(), ctNS, "none", func(*fifoq.Definition) error { return nil }), fifoq.ErrQueueDoesNotExist)
+
+	// SQS-managed encryption given true drops the KMS key.
+	require.NoError(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
+		d.Apply(fifoq.Definition{SQSManagedSSE: true}, fifoq.FieldSQSManagedSSE)
+		return nil
+	}))
+	d, _ = c.Definition(ctNS, "q")
+	require.Empty(t, d.KMSMasterKeyID)
+	require.True(t, d.SQSManagedSSE)
+	err := (&fifoq.Definition{KMSMasterKeyID: "k", SQSManagedSSE: true}).Check(false, fifoq.FieldKMSMasterKeyID|fifoq.FieldSQSManagedSSE)
+	require.ErrorIs(t, err, fifoq.ErrEncryptionConflict)
+
+	clock.Advance(time.Minute)
+	require.NoError(t, c.TagQueue(t.Context(), ctNS, "q", map[string]string{"a": "1", "b": "2"}))
+	require.NoError(t, c.UntagQueue(t.Context(), ctNS, "q", []string{"a", "none"}))
+	tagged, _ := c.Definition(ctNS, "q")
+	require.Equal(t, map[string]string{"b": "2"}, tagged.Tags)
+	require.Equal(t, d.Modified, tagged.Modified, "tags are no setting")
+	many := make(map[string]string)
+	for i := range 50 {
+		many["k"+strconv.Itoa(i)] = "v" // 51 with b
+	}
+	err = c.TagQueue(t.Context(), ctNS, "q", many)
+	require.ErrorIs(t, err, fifoq.ErrInvalidTags)
+	require.Equal(t, "Too many tags added for queue. A queue can have at most 50 tags.", fifoq.ErrorMessage(err))
+	require.ErrorIs(t, c.TagQueue(t.Context(), ctNS, "q", map[string]string{"": "v"}), fifoq.ErrInvalidTags)
+}
+
+// Deleting a dead-letter queue leaves its sources' redrive policies pending: their messages stay with them;
+// a queue created with that name takes them back as its sources.
+func TestCatalogPendingRedrivePolicy(t *testing.T) {
+	t.Parallel()
+	c, clock := newCtCatalog(t)
+	ctx := t.Context()
+	ctCreate(t, c, ctNS, "dlq", fifoq.Definition{}, 0)
+	policy := fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}
+	src := ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: policy, VisibilityTimeout: 0}, fifoq.FieldRedrivePolicy|fifoq.FieldVisibilityTimeout)
+	require.NoError(t, c.DeleteQueue(ctx, ctNS, "dlq"))
+	d, _ := c.Definition(ctNS, "src")
+	require.Equal(t, fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1, Pending: true}, d.RedrivePolicy)
+	require.Nil(t, src.Attributes().DeadLetterQueue)
+	_, err := src.Send(ctx, fifoq.Message{Body: "m"})
+	require.NoError(t, err)
+	for range 3 {
+		ds, err := src.Receive(ctx, fifoq.ReceiveOptions{})
+		require.NoError(t, err)
+		require.Len(t, ds, 1, "the message stays: no dead-letter queue to move it to")
+	}
+
+	// A change of another setting keeps the policy pending.
+	require.NoError(t, c.Update(ctx, ctNS, "src", func(d *fifoq.Definition) error { d.Delay = time.Second; return nil }))
+	d, _ = c.Definition(ctNS, "src")
+	require.True(t, d.RedrivePolicy.Pending)
+
+	clock.Advance(time.Minute)
+	dlq := ctCreate(t, c, ctNS, "dlq", fifoq.Definition{}, 0)
+	require.Same(t, dlq, src.Attributes().DeadLetterQueue, "bound again")
+	d, _ = c.Definition(ctNS, "src")
+	require.Equal(t, fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}, d.RedrivePolicy)
+}
+
+// Move tasks: the catalogue lists the last 10 of a queue, cancels them by id, refuses a return to the
+// sources while a message came from a deleted queue, and fails a running task whose destination is deleted.
+func TestCatalogMoveTasks(t *testing.T) {
+	t.Parallel()
+	c, clock := newCtCatalog(t)
+	ctx := t.Context()
+	for _, name := range []string{"dlq", "dest", "gone"} {
+		ctCreate(t, c, ctNS, name, fifoq.Definition{}, 0)
+	}
+	policy := fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}}
+	ctCreate(t, c, ctNS, "src", policy, fifoq.FieldRedrivePolicy)
+	for range 12 {
+		task, err := c.StartMoveTask(ctx, ctNS, "dlq", "", 0)
+		require.NoError(t, err)
+		require.NoError(t, task.Task.Wait(ctx))
+	}
+	tasks := c.MoveTasks(ctNS, "dlq")
+	require.Len(t, tasks, 10)
+	require.Equal(t, fifoq.MoveTaskCompleted, tasks[0].Task.Status().State)
+	_, err := c.CancelMoveTask(ctx, tasks[0].ID)
+	require.ErrorIs(t, err, fifoq.ErrMoveTaskNotRunning)
+	_, err = c.CancelMoveTask(ctx, "no-such-task")
+	require.ErrorIs(t, err, fifoq.ErrMoveTaskNotFound)
+	require.Equal(t, "Task does not exist.", fifoq.ErrorMessage(err))
+	_, err = c.StartMoveTask(ctx, ctNS, "none", "", 0)
+	require.ErrorIs(t, err, fifoq.ErrQueueDoesNotExist)
+
+	// A message from a queue deleted since cannot go back to its source.
+	ctCreate(t, c, ctNS, "gone", fifoq.Definition{}, 0) // exists already: returned
+	require.NoError(t, c.Update(ctx, ctNS, "gone", func(d *fifoq.Definition) error {
+		d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}
+		d.VisibilityTimeout = 0
+		return nil
+	}))
+	gone, _ := c.Queue(ctNS, "gone")
+	for _, body := range []string{"orphan 1", "orphan 2"} { // two: a task at one a second pauses after the first
+		_, err = gone.Queue.Send(ctx, fifoq.Message{Body: body})
+		require.NoError(t, err)
+	}
+	for range 2 {
+		_, err = gone.Queue.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+		require.NoError(t, err)
+	}
+	dlq, _ := c.Queue(ctNS, "dlq")
+	require.Equal(t, 2, dlq.Queue.Stats().Visible)
+	require.NoError(t, c.DeleteQueue(ctx, ctNS, "gone"))
+	_, err = c.StartMoveTask(ctx, ctNS, "dlq", "", 0)
+	var sde *fifoq.SourceDeletedError
+	require.ErrorAs(t, err, &sde)
+	require.Equal(t, "gone", sde.Queue)
+	require.ErrorIs(t, err, fifoq.ErrInvalidMoveTask)
+
+	// A running task whose destination is deleted ends FAILED.
+	clock.Advance(time.Minute)
+	task, err := c.StartMoveTask(ctx, ctNS, "dlq", "dest", 1) // one message a second, on the manual clock
+	require.NoError(t, err)
+	require.Equal(t, "dest", task.Destination)
+	got, ok := c.MoveTask(task.ID)
+	require.True(t, ok)
+	require.Equal(t, task.ID, got.ID)
+	require.NoError(t, c.DeleteQueue(ctx, ctNS, "dest"))
+	st := task.Task.Status()
+	require.Equal(t, fifoq.MoveTaskFailed, st.State)
+	require.Equal(t, "AWS.SimpleQueueService.NonExistentQueue", st.Failure)
+	require.NoError(t, task.Task.Wait(ctx))
+}
+
+// The catalogue's errors carry AWS's codes.
+func TestCatalogErrorCodes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  error
+		code string
+	}{
+		{fifoq.ErrQueueExists, "QueueAlreadyExists"},
+		{fifoq.ErrQueueDeletedRecently, "AWS.SimpleQueueService.QueueDeletedRecently"},
+		{fifoq.ErrQueueDoesNotExist, "AWS.SimpleQueueService.NonExistentQueue"},
+		{fifoq.ErrMoveTaskNotFound, "ResourceNotFoundException"},
+		{fifoq.ErrEncryptionConflict, "InvalidAttributeName"},
+		{fifoq.ErrInvalidTags, "InvalidParameterValue"},
+		{&fifoq.SourceDeletedError{Queue: "q"}, "InvalidParameterValue"},
+	} {
+		require.Equal(t, tc.code, fifoq.ErrorCode(tc.err), "%v", tc.err)
+	}
+	_, err := fifoq.NewCatalog().CreateQueue(context.Background(), fifoq.Namespace{}, "q", fifoq.Definition{}, 0)
+	require.NoError(t, err, "the zero namespace is a namespace")
+}
