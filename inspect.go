@@ -3,6 +3,7 @@ package fifoq
 import (
 	"cmp"
 	"encoding/binary"
+	"iter"
 	"slices"
 )
 
@@ -236,4 +237,25 @@ func (q *Queue) BlockedGroups(n int) []BlockedGroup {
 		}
 	}
 	return out
+}
+
+// Messages returns every stored message as it is now, in the order they arrived: send order, and in a
+// dead-letter queue the order messages were moved in. It changes nothing: receive counts and visibility
+// stay as they are. The look is taken when iteration starts, in O(n); for a page at a time of a long queue,
+// see [Queue.MessagesAfter].
+func (q *Queue) Messages() iter.Seq[Snapshot] {
+	return func(yield func(Snapshot) bool) {
+		q.lock()
+		snaps := make([]Snapshot, 0, q.all.len)
+		for m := q.all.head; m != nil; m = next(m, bySend) {
+			s := q.snapshotLocked(m)
+			snaps = append(snaps, s)
+		}
+		q.unlock()
+		for _, s := range snaps {
+			if !yield(s) {
+				return
+			}
+		}
+	}
 }

@@ -396,3 +396,25 @@ func cloneAttributes(in map[string]Attribute) map[string]Attribute {
 	}
 	return out
 }
+
+// checkBatchLen checks the number of entries of a batch call (7.2.1); entry names them in AWS's message
+// about an empty batch, as the SQS action calls its entries.
+func checkBatchLen(n int, entry string) error {
+	if n == 0 {
+		return reject(ErrEmptyBatch, "no entries").says("There should be at least one %s in the request.", entry)
+	}
+	return CheckBatchLen(n)
+}
+
+// CheckBatchLen returns ErrTooManyEntries when a batch call has n entries, more than [MaxBatchEntries], and
+// nil otherwise; [ErrorMessage] gives AWS's message for it, which names n. The batch methods check it
+// themselves (and return ErrEmptyBatch for no entries), so a caller of theirs needs it only to check the
+// number first: a front end that reads at most MaxBatchEntries+1 entries of a longer batch request, or
+// checks something of its own on each entry that SQS checks after their number.
+func CheckBatchLen(n int) error {
+	if n > MaxBatchEntries {
+		return reject(ErrTooManyEntries, "maximum number of entries per request are %d, you have sent %d", MaxBatchEntries, n).says(
+			"Maximum number of entries per request are %d. You have sent %d.", MaxBatchEntries, n)
+	}
+	return nil
+}

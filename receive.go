@@ -152,43 +152,6 @@ func CheckMaxMessages(n int) error {
 	return nil
 }
 
-// waitLocked is the long poll: called with mu held and nothing to receive, it sleeps until signaled, until
-// the first message comes due (if it is the first waiter), or until the deadline, and tries again. It
-// returns with mu held, and with what the call committed before it last released mu.
-func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt time.Duration, attemptID string) (int, commit, error) {
-	w := q.waiters.get()
-	defer q.waiters.put(w)
-	q.waiters.add(w)
-	var c commit
-	for {
-		w.wakeAt = deadline
-		if m := q.due.peek(); m != nil && m.dueAt < deadline && q.waiters.first(w) {
-			w.wakeAt = m.dueAt
-		}
-		c = c.then(q.flushLocked()) // the lock is released: commit what the call recorded
-		q.mu.Unlock()
-		ctxDone := w.sleep(ctx, q.clock, q.time(w.wakeAt))
-		now := q.lock()
-		listed := q.waiters.ran(w)
-		n := 0
-		if !ctxDone {
-			n = q.takeLocked(now, got, vt, attemptID)
-		}
-		switch {
-		case ctxDone || n > 0 || now >= deadline:
-			if listed {
-				q.waiters.remove(w)
-			}
-			if ctxDone {
-				return 0, c, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
-			}
-			return n, c, nil
-		case !listed:
-			q.waiters.add(w) // signaled, but another receive was first: wait again, last in line
-		}
-	}
-}
-
 // A take is one message of a receive as it stood under the lock. A message's seq, slot, sentAt and msg never
 // change, so a Delivery is built from them after the lock is released; the rest is copied here.
 type take struct {

@@ -1,7 +1,6 @@
 package fifoq
 
 import (
-	"log/slog"
 	"slices"
 	"time"
 )
@@ -10,26 +9,6 @@ const (
 	maxMaxReceiveCount = 1000
 	maxRedriveSources  = 10
 )
-
-// WithDeadLetterQueue gives the queue a redrive policy: a message received maxReceiveCount times (1..1000)
-// and not deleted moves to dlq on the next receive instead of being returned. dlq must be of the same type
-// (FIFO with FIFO, standard with standard) and must allow this queue under its [RedriveAllowPolicy].
-func WithDeadLetterQueue(dlq *Queue, maxReceiveCount int) Option {
-	return func(c *config) {
-		c.dlq, c.maxReceiveCount, c.hasRedrive = dlq, maxReceiveCount, true
-	}
-}
-
-// WithLogger makes the queue log each message it moves to its dead-letter queue, at level Warn, after it
-// has released its lock, with the keys queue, dead_letter_queue, message_id, receive_count and group (see
-// the package documentation, # Logging).
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-// WithRedriveAllowPolicy says which queues may use this queue as their dead-letter queue. The default
-// allows all.
-func WithRedriveAllowPolicy(p RedriveAllowPolicy) Option {
-	return func(c *config) { c.allow = RedriveAllowPolicy{p.Permission, slices.Clone(p.Sources)} }
-}
 
 // RedrivePermission is the kind of a [RedriveAllowPolicy].
 type RedrivePermission uint8

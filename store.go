@@ -324,8 +324,3 @@ func (s *Store) attach(q *Queue, key string, later *storage.Ticket) error {
 	}
 	return nil
 }
-
-// WithStore keeps the queue in s, so that it survives a restart: New opens the queue of that name stored
-// in s, with every message it held, or stores a new one. The queue's settings are the options given to New,
-// as without a store. A dead-letter queue must be in the same store as its sources.
-func WithStore(s *Store) Option { return func(c *config) { c.store = s } }

@@ -3,7 +3,6 @@ package sqsapi
 import (
 	"encoding/base64"
 	"errors"
-	"maps"
 	"slices"
 	"strings"
 
@@ -11,7 +10,7 @@ import (
 )
 
 // The actions on queues: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue, GetQueueAttributes,
-// SetQueueAttributes, PurgeQueue, ListDeadLetterSourceQueues and the tags.
+// SetQueueAttributes, PurgeQueue and ListDeadLetterSourceQueues (the tags are in tags.go).
 
 // queueURLOutput is the result of CreateQueue and GetQueueUrl.
 type queueURLOutput string
@@ -315,36 +314,6 @@ func (in *listSourcesInput) fromQuery(f *form) error {
 	return nil
 }
 
-// checkTags checks the tags of a CreateQueue, by the catalogue's rule, before anything else, as SQS does.
-func checkTags(tags map[string]string) *apiError {
-	d := fifoq.Definition{Tags: tags}
-	if err := d.Check(false, fifoq.FieldTags); err != nil {
-		return coreError(err)
-	}
-	return nil
-}
-
-type tagQueueInput struct {
-	QueueUrl string
-	Tags     map[string]string
-}
-
-func (in *tagQueueInput) fromQuery(f *form) error {
-	in.QueueUrl, in.Tags = f.get("QueueUrl"), f.pairs("Tag", "Key", "Value")
-	return nil
-}
-
-func tagQueue(s *Server, c *call, in *tagQueueInput) (output, error) {
-	q, err := s.resolve(c, in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
-	if len(in.Tags) == 0 {
-		return nil, missing("Tags")
-	}
-	return nil, s.changed(c, s.cat.TagQueue(c.ctx, q.Namespace, q.Name, in.Tags))
-}
-
 // changed returns the answer to a change of a queue's definition that the catalogue made, or refused with
 // err: a queue deleted meanwhile does not exist.
 func (s *Server) changed(c *call, err error) error {
@@ -355,41 +324,4 @@ func (s *Server) changed(c *call, err error) error {
 		return queueDoesNotExist(!c.json)
 	}
 	return coreError(err)
-}
-
-type untagQueueInput struct {
-	QueueUrl string
-	TagKeys  []string
-}
-
-func (in *untagQueueInput) fromQuery(f *form) error {
-	in.QueueUrl, in.TagKeys = f.get("QueueUrl"), f.list("TagKey")
-	return nil
-}
-
-func untagQueue(s *Server, c *call, in *untagQueueInput) (output, error) {
-	q, err := s.resolve(c, in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
-	if len(in.TagKeys) == 0 {
-		return nil, missing("TagKeys")
-	}
-	return nil, s.changed(c, s.cat.UntagQueue(c.ctx, q.Namespace, q.Name, in.TagKeys))
-}
-
-func listQueueTags(s *Server, c *call, in *queueURLInput) (output, error) {
-	q, err := s.resolve(c, in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
-	out := &pairsOutput{name: "Tags", entry: "Tag", key: "Key", value: "Value"}
-	d, ok := s.cat.Definition(q.Namespace, q.Name)
-	if !ok {
-		return nil, queueDoesNotExist(!c.json) // deleted meanwhile
-	}
-	for _, k := range slices.Sorted(maps.Keys(d.Tags)) {
-		out.pairs = append(out.pairs, [2]string{k, d.Tags[k]})
-	}
-	return out, nil
 }
