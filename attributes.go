@@ -2,26 +2,19 @@ package fifoq
 
 import (
 	"context"
-	"math"
 	"slices"
 	"sync"
 	"time"
 )
 
-// ExplicitZero is a zero duration where a zero value means "the queue's setting": as ReceiveOptions.WaitTime
-// it makes a short poll whatever the queue's receive wait time; as ReceiveOptions.VisibilityTimeout it
-// leaves the received messages visible; as a standard queue's Message.Delay it sends a message with no delay
-// whatever the queue's delay (spec 4.2). A FIFO queue accepts it as Message.Delay and applies its own delay
-// (spec 4.4). The SQS wire API uses it for a 0 that was sent rather than omitted.
-const ExplicitZero time.Duration = math.MinInt64
-
-// explicit resolves a duration where 0 means def and ExplicitZero means 0.
-func explicit(d, def time.Duration) time.Duration {
-	switch d {
-	case 0:
-		return def
-	case ExplicitZero:
+// setting resolves a duration of a call where 0 means the queue's setting def, and none (a No... field of
+// the call's options, such as ReceiveOptions.NoWaitTime) means 0 whatever the queue's.
+func setting(d time.Duration, none bool, def time.Duration) time.Duration {
+	switch {
+	case none:
 		return 0
+	case d == 0:
+		return def
 	}
 	return d
 }

@@ -133,7 +133,7 @@ func atConcurrent(t *testing.T, fifo bool) {
 		consuming.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), 1))
 			for empty := 0; empty < 3; { // 3 empty receives in a row once the producers are done
-				ds, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, WaitTime: fifoq.ExplicitZero})
+				ds, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, NoWaitTime: true})
 				if err != nil {
 					l.fail("Receive: %v", err)
 					return
@@ -233,7 +233,7 @@ func atConcurrent(t *testing.T, fifo bool) {
 				l.fail("negative counts %+v", s)
 				return
 			}
-			if n := clk.Timers(); n > 0 { // a receive with WaitTime ExplicitZero took the queue's wait time
+			if n := clk.Timers(); n > 0 { // a receive with NoWaitTime took the queue's wait time
 				l.fail("%d receives wait on the clock", n)
 				cancel()
 				return

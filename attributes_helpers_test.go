@@ -15,7 +15,7 @@ import (
 	"github.com/fifoq/fifoq"
 )
 
-// Tests of Queue.Attributes, Queue.SetAttributes and ExplicitZero: spec 1.2, 1.5, 3.12, 4.2, 4.4, 4.6,
+// Tests of Queue.Attributes, Queue.SetAttributes and the No... fields of a call: spec 1.2, 1.5, 3.12, 4.2, 4.4, 4.6,
 // 5.2-5.4, 6.1, 6.2, 6.7 and scenarios 38, 39, 42. Every rule that depends on time runs twice through
 // atEachClock: on a fifoq.ManualClock advanced by hand, and on the virtual clock of a testing/synctest
 // bubble. Every unexported top-level name starts with "at".

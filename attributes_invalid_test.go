@@ -4,6 +4,7 @@ package fifoq_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -69,11 +70,11 @@ func atInvalidCases() []atInvalidCase {
 		{name: "1.2.1/visibility -1ns", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.VisibilityTimeout = -1 })},
 		{name: "1.2.1/visibility 12h+1ns", want: invalidAttr,
 			mod: atField(func(a *fifoq.Attributes) { a.VisibilityTimeout = 12*time.Hour + 1 })},
-		{name: "1.2.1/visibility ExplicitZero", want: invalidAttr,
-			mod: atField(func(a *fifoq.Attributes) { a.VisibilityTimeout = fifoq.ExplicitZero })},
+		{name: "1.2.1/visibility most negative", want: invalidAttr,
+			mod: atField(func(a *fifoq.Attributes) { a.VisibilityTimeout = math.MinInt64 })},
 		{name: "4.1/delay -1ns", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.Delay = -1 })},
 		{name: "4.1/delay 15m+1ns", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.Delay = 15*time.Minute + 1 })},
-		{name: "4.1/delay ExplicitZero", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.Delay = fifoq.ExplicitZero })},
+		{name: "4.1/delay most negative", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.Delay = math.MinInt64 })},
 		{name: "5.1/retention 1m-1ns", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.Retention = time.Minute - 1 })},
 		{name: "5.1/retention 14d+1ns", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.Retention = 14*atDay + 1 })},
 		{name: "5.1/retention 0", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.Retention = 0 })},
@@ -83,8 +84,8 @@ func atInvalidCases() []atInvalidCase {
 		{name: "1.5.1/wait -1ns", want: invalidAttr, mod: atField(func(a *fifoq.Attributes) { a.ReceiveWaitTime = -1 })},
 		{name: "1.5.1/wait 20s+1ns", want: invalidAttr,
 			mod: atField(func(a *fifoq.Attributes) { a.ReceiveWaitTime = 20*time.Second + 1 })},
-		{name: "1.5.1/wait ExplicitZero", want: invalidAttr,
-			mod: atField(func(a *fifoq.Attributes) { a.ReceiveWaitTime = fifoq.ExplicitZero })},
+		{name: "1.5.1/wait most negative", want: invalidAttr,
+			mod: atField(func(a *fifoq.Attributes) { a.ReceiveWaitTime = math.MinInt64 })},
 		{name: "3.12/content-based deduplication on standard", only: "standard", want: fifoOnly,
 			mod: atField(func(a *fifoq.Attributes) { a.ContentBasedDeduplication = true })},
 		{name: "3.12/scope messageGroup on standard", only: "standard", want: fifoOnly,

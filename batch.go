@@ -212,12 +212,11 @@ func (b *Batcher) next(ctx context.Context, calls *sourceCalls, firstWait time.D
 // more than 10 messages of one group, which a second receive would not give while the first ones are in
 // flight.
 func (b *Batcher) receive(ctx context.Context, calls *sourceCalls, n int, wait, left time.Duration) ([]Delivery, error) {
-	o := ReceiveOptions{MaxMessages: n, WaitTime: wait, VisibilityTimeout: b.o.VisibilityTimeout}
-	if wait == 0 {
-		o.WaitTime = ExplicitZero // a short poll, whatever the queue's receive wait time
-	}
+	// A wait of 0 is a short poll, whatever the queue's receive wait time.
+	o := ReceiveOptions{MaxMessages: n, WaitTime: wait, NoWaitTime: wait == 0, VisibilityTimeout: b.o.VisibilityTimeout}
 	if vt, ok := b.visibilityTimeout(); ok {
-		o.VisibilityTimeout = cmp.Or(min(vt+max(left, 0), maxVisibilityTimeout), ExplicitZero)
+		o.VisibilityTimeout = min(vt+max(left, 0), maxVisibilityTimeout)
+		o.NoVisibilityTimeout = o.VisibilityTimeout == 0 // a queue whose visibility timeout is 0
 	}
 	cctx := calls.receive.get()
 	var (

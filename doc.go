@@ -61,8 +61,9 @@
 //     ReportBatchItemFailures), [ConsumerOptions.HandlerTimeout] (the function timeout),
 //     [ConsumerOptions.Filter] (FilterCriteria). See "Batcher and Consumer" below.
 //
-// Where SQS tells an omitted parameter from an explicit 0, a zero Go value means "the queue's setting" and
-// [ExplicitZero] is the explicit 0: a short poll, no visibility timeout, no message timer.
+// Where SQS tells an omitted parameter from an explicit 0, a zero Go duration means "the queue's setting",
+// and a field of its own asks for the 0: [ReceiveOptions].NoWaitTime (a short poll), NoVisibilityTimeout
+// (messages left visible) and [Message].NoDelay (no message timer, whatever the queue's delay).
 //
 // A Go program can hold its queues as values. A service that holds them by name, as SQS does, keeps them in a
 // [Catalog]: queues by [Namespace] (an account and a region) and name, each with its [Definition], under the
@@ -85,7 +86,7 @@
 // A group is available when its oldest message is visible. A receive takes the available groups in the order
 // they became available, as observed on SQS: a new group from its first message's arrival (or the end of its
 // delay), a group whose messages become visible again (visibility timeout ending, [Queue.ChangeVisibility] to
-// 0, a receive with [ExplicitZero] visibility timeout, a failed [Consumer] batch) or whose in-flight messages
+// 0, a receive with NoVisibilityTimeout, a failed [Consumer] batch) or whose in-flight messages
 // are deleted or moved to the dead-letter queue from that moment on, behind the groups already waiting. From
 // each group it returns as many messages as the request has room for, then goes on to the next group.
 // [WithGroupOrder] ([GroupOrderOldestMessage]) serves first the group whose oldest message was sent first

@@ -335,7 +335,7 @@ func TestErrorChecksInRange(t *testing.T) {
 	require.NoError(t, fifoq.CheckAttributeCount(fifoq.MaxMessageAttributes))
 	require.NoError(t, fifoq.CheckMaxMessages(fifoq.MaxBatchEntries))
 	require.NoError(t, fifoq.CheckMoveRate(500))
-	require.NoError(t, fifoq.ReceiveOptions{WaitTime: fifoq.ExplicitZero, VisibilityTimeout: fifoq.ExplicitZero}.Check())
+	require.NoError(t, fifoq.ReceiveOptions{NoWaitTime: true, NoVisibilityTimeout: true}.Check())
 	require.NoError(t, fifoq.ReceiveOptions{MaxMessages: 10, WaitTime: 20 * time.Second, VisibilityTimeout: 12 * time.Hour}.Check())
 	require.NoError(t, fifoq.VisibilityChange{Timeout: 12 * time.Hour}.Check())
 	require.NoError(t, fifoq.CheckOptions(true, fifoq.WithContentBasedDeduplication(), fifoq.WithDelay(15*time.Minute)))

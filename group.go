@@ -15,8 +15,8 @@ type GroupOrder uint8
 const (
 	// GroupOrderAvailable serves groups in the order they became available, as SQS is observed to: a new
 	// group from its first message's arrival (or the end of its delay), a group whose messages become
-	// visible again (visibility timeout ending, ChangeVisibility to 0, a receive with a visibility timeout
-	// of ExplicitZero) or whose in-flight messages are deleted or moved to the dead-letter queue from that
+	// visible again (visibility timeout ending, ChangeVisibility to 0, a receive with NoVisibilityTimeout)
+	// or whose in-flight messages are deleted or moved to the dead-letter queue from that
 	// moment, behind the groups already waiting. The default.
 	GroupOrderAvailable GroupOrder = iota
 	// GroupOrderOldestMessage serves first the group whose oldest message was sent first (fifoq's order

@@ -50,7 +50,7 @@ func goSendAll(t *testing.T, q *fifoq.Queue, msgs ...[2]string) {
 // goVT0 receives up to n messages with a visibility timeout of 0: they stay visible.
 func goVT0(t *testing.T, q *fifoq.Queue, n int) []fifoq.Delivery {
 	t.Helper()
-	return fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: n, VisibilityTimeout: fifoq.ExplicitZero})
+	return fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: n, NoVisibilityTimeout: true})
 }
 
 // TestGroupOrderRecordedOnAWS replays the three exchanges recorded on AWS (spec 2.12) and checks the default
@@ -125,6 +125,7 @@ func TestGroupOrderReturn(t *testing.T) {
 		name string
 		opts []fifoq.Option
 		vt   time.Duration // of the first receive; 0: the queue's (30s)
+		noVT bool          // the first receive with NoVisibilityTimeout
 		back func(t *testing.T, c fvClock, q *fifoq.Queue, a1 fifoq.Delivery)
 		want goOrders
 		dlq  []string // what the dead-letter queue holds at the end
@@ -150,8 +151,8 @@ func TestGroupOrderReturn(t *testing.T) {
 			want: goOrders{available: []string{"b1", "a1", "a2", "c1"}, oldest: []string{"a1", "a2", "b1", "c1"}},
 		},
 		{
-			name: "received with visibility timeout ExplicitZero",
-			vt:   fifoq.ExplicitZero,
+			name: "received with NoVisibilityTimeout",
+			noVT: true,
 			back: func(t *testing.T, c fvClock, q *fifoq.Queue, a1 fifoq.Delivery) {},
 			want: goOrders{available: []string{"b1", "a1", "a2", "c1"}, oldest: []string{"a1", "a2", "b1", "c1"}},
 		},
@@ -190,7 +191,7 @@ func TestGroupOrderReturn(t *testing.T) {
 				}
 				q := fvNew(t, c, "return.fifo", opts...)
 				goSendAll(t, q, [2]string{"g1", "a1"}, [2]string{"g1", "a2"}, [2]string{"g2", "b1"})
-				a1 := fvOnly(t, fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: 1, VisibilityTimeout: tc.vt}))
+				a1 := fvOnly(t, fvRecv(t, q, fifoq.ReceiveOptions{MaxMessages: 1, VisibilityTimeout: tc.vt, NoVisibilityTimeout: tc.noVT}))
 				require.Equal(t, "a1", a1.Body)
 				tc.back(t, c, q, a1)
 				fvSend(t, q, "g3", "c1")

@@ -151,7 +151,10 @@ func (q *Queue) checkMessage(m *Message, batch bool) error {
 // checkParams checks the delay of m, the number of its attributes, that each has a known data type and
 // a value of it, and the length of its trace header: the checks SQS makes first.
 func (q *Queue) checkParams(m *Message) error {
-	if d := m.Delay; d != ExplicitZero && (d < 0 || d > maxDelay) {
+	if m.NoDelay && m.Delay != 0 {
+		return reject(ErrInvalidDelay, "%v with NoDelay, want 0", m.Delay)
+	}
+	if d := m.Delay; d < 0 || d > maxDelay {
 		return reject(ErrInvalidDelay, "%v, want 0..%v", d, maxDelay).says("%s", invalidValue(seconds(d), "DelaySeconds",
 			"DelaySeconds must be >= 0 and <= "+seconds(maxDelay)+"."))
 	}

@@ -66,7 +66,7 @@ func TestLogDeadLetterMove(t *testing.T) {
 		require.NoError(t, err)
 		e.src = src
 		e.send(src, "a")
-		ds := e.receive(src, fifoq.ReceiveOptions{VisibilityTimeout: fifoq.ExplicitZero})
+		ds := e.receive(src, fifoq.ReceiveOptions{NoVisibilityTimeout: true})
 		require.Len(t, ds, 1)
 		require.Empty(t, e.receive(src, fifoq.ReceiveOptions{}), "moved")
 

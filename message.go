@@ -19,9 +19,13 @@ type Message struct {
 	// unless the queue has content-based deduplication, where a message sent without one gets the hex
 	// SHA-256 of its body, and is delivered with it.
 	DeduplicationID string
-	// Delay is the message timer of a standard queue, 0..15 minutes; 0 means the queue's delay and
-	// ExplicitZero no delay. FIFO queues reject a delay above 0.
+	// Delay is the message timer of a standard queue, 0..15 minutes; 0 means the queue's delay (see
+	// NoDelay). FIFO queues reject a delay above 0.
 	Delay time.Duration
+	// NoDelay sends the message with no delay whatever the queue's delay, as a DelaySeconds of 0 given on
+	// the wire does; Delay must then be 0. A FIFO queue accepts it and applies its own delay, as SQS does.
+	// It is a request, not part of the message: deliveries do not carry it.
+	NoDelay bool
 	// Attributes are at most 10 message attributes. They count toward the message size.
 	Attributes map[string]Attribute
 	// TraceHeader is the AWSTraceHeader system attribute, an AWS X-Ray trace header: at most

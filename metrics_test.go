@@ -194,7 +194,7 @@ func TestQueueMetricsCounters(t *testing.T) {
 			name: "a dead-letter move counts on both queues",
 			setup: func(e *mtEnv) {
 				e.send(e.src, "a", "b")
-				e.receive(e.src, fifoq.ReceiveOptions{VisibilityTimeout: fifoq.ExplicitZero})
+				e.receive(e.src, fifoq.ReceiveOptions{NoVisibilityTimeout: true})
 			},
 			op:  func(e *mtEnv) { require.Empty(e.t, e.receive(e.src, fifoq.ReceiveOptions{})) },
 			src: fifoq.Counters{DeadLettered: 2},
@@ -204,7 +204,7 @@ func TestQueueMetricsCounters(t *testing.T) {
 			name: "a move task counts on both queues",
 			setup: func(e *mtEnv) {
 				e.send(e.src, "a", "b")
-				e.receive(e.src, fifoq.ReceiveOptions{VisibilityTimeout: fifoq.ExplicitZero})
+				e.receive(e.src, fifoq.ReceiveOptions{NoVisibilityTimeout: true})
 				e.receive(e.src, fifoq.ReceiveOptions{})
 			},
 			op: func(e *mtEnv) {
@@ -292,7 +292,7 @@ func TestQueueMetricsOldestAge(t *testing.T) {
 			e.clk.Advance(5 * time.Second)
 			require.Equal(t, 15*time.Second, age(e.src))
 
-			ds := e.receive(e.src, fifoq.ReceiveOptions{VisibilityTimeout: fifoq.ExplicitZero})
+			ds := e.receive(e.src, fifoq.ReceiveOptions{NoVisibilityTimeout: true})
 			require.Len(t, ds, 2)
 			require.Equal(t, 15*time.Second, age(e.src), "received, visible again")
 			ds = e.receive(e.src, fifoq.ReceiveOptions{MaxMessages: 1})

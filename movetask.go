@@ -447,7 +447,7 @@ func (q *Queue) acceptMoves(src *Queue, moves []move, record func(storage.Batch)
 		}
 	}
 	for _, m := range ms[:len(moves)] {
-		q.sendLocked(now, m, "")
+		q.sendLocked(now, m, "", false)
 	}
 	q.counters.RedriveArrivals += uint64(len(moves))
 	return q.unlock().wait(q.st)

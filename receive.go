@@ -10,9 +10,17 @@ import (
 // ReceiveOptions are the parameters of one [Queue.Receive].
 type ReceiveOptions struct {
 	MaxMessages       int           // 1..10; 0 means 1
-	WaitTime          time.Duration // long-poll wait, 0..20s; 0 means the queue's receive wait time, ExplicitZero none
-	VisibilityTimeout time.Duration // 0..12h; 0 means the queue's visibility timeout, ExplicitZero none
+	WaitTime          time.Duration // long-poll wait, 0..20s; 0 means the queue's receive wait time (see NoWaitTime)
+	VisibilityTimeout time.Duration // 0..12h; 0 means the queue's visibility timeout (see NoVisibilityTimeout)
 	AttemptID         string        // FIFO receive request attempt id; ignored on standard queues
+
+	// NoWaitTime makes the receive a short poll, whatever the queue's receive wait time, as a
+	// WaitTimeSeconds of 0 given on the wire does; WaitTime must then be 0.
+	NoWaitTime bool
+	// NoVisibilityTimeout receives the messages with a visibility timeout of 0, whatever the queue's, as a
+	// VisibilityTimeout of 0 given on the wire does: each receive counts, and the messages are visible
+	// again at once. VisibilityTimeout must then be 0.
+	NoVisibilityTimeout bool
 }
 
 // Receive returns up to o.MaxMessages visible messages and makes them invisible for the visibility timeout.
@@ -103,8 +111,11 @@ func (q *Queue) receiveParams(o ReceiveOptions, limit int) (maxMessages int, wai
 	if maxMessages == 0 {
 		maxMessages = 1
 	}
+	if err := o.checkNone(); err != nil {
+		return maxMessages, wait, vt, err
+	}
 	c := q.conf()
-	wait, vt = explicit(wait, c.waitTime), explicit(vt, c.visibility)
+	wait, vt = setting(wait, o.NoWaitTime, c.waitTime), setting(vt, o.NoVisibilityTimeout, c.visibility)
 	checked := ReceiveOptions{MaxMessages: maxMessages, WaitTime: wait, VisibilityTimeout: vt}
 	if limit > MaxBatchEntries { // ReceiveMany: past a receive's 10, up to limit
 		if maxMessages < 1 || maxMessages > limit {
@@ -121,21 +132,35 @@ func (q *Queue) receiveParams(o ReceiveOptions, limit int) (maxMessages int, wai
 
 // Check returns the error [Queue.Receive] returns for the parameters of o out of their ranges, or nil:
 // ErrInvalidMaxMessages, ErrInvalidWaitTime or ErrInvalidVisibilityTimeout. A zero, which means the
-// queue's setting, and [ExplicitZero] are in range. Check does not check AttemptID, which only a FIFO queue
-// reads. A [Source] that is not a Queue calls it to refuse what a Queue refuses.
+// queue's setting, is in range; a duration with its No... field set is not. Check does not check AttemptID,
+// which only a FIFO queue reads. A [Source] that is not a Queue calls it to refuse what a Queue refuses.
 func (o ReceiveOptions) Check() error {
 	if o.MaxMessages != 0 {
 		if err := CheckMaxMessages(o.MaxMessages); err != nil {
 			return err
 		}
 	}
-	if wait := o.WaitTime; wait != ExplicitZero && (wait < 0 || wait > maxWaitTime) {
+	if err := o.checkNone(); err != nil {
+		return err
+	}
+	if wait := o.WaitTime; wait < 0 || wait > maxWaitTime {
 		return reject(ErrInvalidWaitTime, "%v, must be >= 0 and <= %v", wait, maxWaitTime).says("%s",
 			invalidValue(seconds(wait), "WaitTimeSeconds", "Must be >= 0 and <= "+seconds(maxWaitTime)+", if provided."))
 	}
-	if vt := o.VisibilityTimeout; vt != ExplicitZero && (vt < 0 || vt > maxVisibilityTimeout) {
+	if vt := o.VisibilityTimeout; vt < 0 || vt > maxVisibilityTimeout {
 		return reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", vt, maxVisibilityTimeout).says("%s",
 			invalidValue(seconds(vt), "VisibilityTimeout", "Must be >= 0 and <= "+seconds(maxVisibilityTimeout)+", if provided."))
+	}
+	return nil
+}
+
+// checkNone refuses a duration given with its No... field set, which asks for a zero.
+func (o ReceiveOptions) checkNone() error {
+	if o.NoWaitTime && o.WaitTime != 0 {
+		return reject(ErrInvalidWaitTime, "%v with NoWaitTime, want 0", o.WaitTime)
+	}
+	if o.NoVisibilityTimeout && o.VisibilityTimeout != 0 {
+		return reject(ErrInvalidVisibilityTimeout, "%v with NoVisibilityTimeout, want 0", o.VisibilityTimeout)
 	}
 	return nil
 }

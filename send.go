@@ -30,7 +30,7 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	}
 	stored := newMessage(&m)
 	now := q.lock()
-	seq, dup := q.sendLocked(now, stored, key)
+	seq, dup := q.sendLocked(now, stored, key, m.NoDelay)
 	q.countSendLocked(dup)
 	if err := q.unlock().wait(q.st); err != nil {
 		return SendResult{}, err
@@ -101,7 +101,7 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 	now := q.lock()
 	for i, m := range stored[:len(ms)] {
 		if m != nil {
-			seqs[i], dups[i] = q.sendLocked(now, m, keys[i])
+			seqs[i], dups[i] = q.sendLocked(now, m, keys[i], ms[i].NoDelay)
 			q.countSendLocked(dups[i])
 		}
 	}
@@ -135,7 +135,7 @@ func newMessage(in *Message) *message {
 // sendLocked stores m and returns its sequence number, unless its deduplication key was accepted within
 // the window: then it returns the original's, and dup. An empty key (a move task's message) skips
 // deduplication.
-func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bool) {
+func (q *Queue) sendLocked(now tick, m *message, key string, noDelay bool) (seq uint64, dup bool) {
 	q.syncLocked() // a duplicate too: it reports the original as stored
 	if q.fifo && key != "" {
 		if seq, dup := q.dedup.lookup(key, now); dup {
@@ -148,10 +148,7 @@ func (q *Queue) sendLocked(now tick, m *message, key string) (seq uint64, dup bo
 	q.all.pushBack(m)
 	delay := q.conf().delay
 	if !q.fifo {
-		delay = explicit(m.delay(), delay) // a message timer overrides the queue's delay (spec 4.2)
-	}
-	if x := m.extra; x != nil && x.delay == ExplicitZero {
-		x.delay = 0 // as sent: no message timer; ExplicitZero is a request, not a value to show
+		delay = setting(m.delay(), noDelay, delay) // a message timer overrides the queue's delay (spec 4.2)
 	}
 	if q.st != nil {
 		q.putMessageLocked(q.batchLocked(), m, delay > 0, now+delay, false)

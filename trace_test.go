@@ -72,7 +72,7 @@ func TestTraceHeaderFollowsMoves(t *testing.T) {
 		_, err := src.Receive(t.Context(), fifoq.ReceiveOptions{})
 		require.NoError(t, err)
 	}
-	ds, err := dlq.Receive(t.Context(), fifoq.ReceiveOptions{VisibilityTimeout: fifoq.ExplicitZero})
+	ds, err := dlq.Receive(t.Context(), fifoq.ReceiveOptions{NoVisibilityTimeout: true})
 	require.NoError(t, err)
 	require.Len(t, ds, 1)
 	require.Equal(t, "src", ds[0].DeadLetterSource)
@@ -98,7 +98,7 @@ func TestTraceHeaderDurable(t *testing.T) {
 	require.Equal(t, 1, d.eng.Syncs()-before, "syncs of a send with a trace header")
 	_, err = q.Send(t.Context(), fifoq.Message{Body: "moved", TraceHeader: "Root=2"})
 	require.NoError(t, err)
-	ds, err := q.Receive(t.Context(), fifoq.ReceiveOptions{MaxMessages: 10, VisibilityTimeout: fifoq.ExplicitZero})
+	ds, err := q.Receive(t.Context(), fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true})
 	require.NoError(t, err)
 	require.Len(t, ds, 2)
 	ds, err = q.Receive(t.Context(), fifoq.ReceiveOptions{MaxMessages: 10})

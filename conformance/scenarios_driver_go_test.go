@@ -49,16 +49,13 @@ func scGoErr(err error) error {
 	return err
 }
 
-// scGoDuration is a neutral optional duration as the Go API takes it: nil is 0 (the queue's setting) and
-// an explicit 0 is fifoq.ExplicitZero.
-func scGoDuration(d *time.Duration) time.Duration {
-	switch {
-	case d == nil:
-		return 0
-	case *d == 0:
-		return fifoq.ExplicitZero
+// scGoDuration is a neutral optional duration as the Go API takes it: the duration (nil is 0, the queue's
+// setting), and whether it is an explicit 0 (the No... field of the Go API).
+func scGoDuration(d *time.Duration) (time.Duration, bool) {
+	if d == nil {
+		return 0, false
 	}
-	return *d
+	return *d, *d == 0
 }
 
 // scGoPermission is the RedrivePermission named p.
@@ -182,11 +179,9 @@ func (g *scGo) setAttributes(_ context.Context, name string, a scAttrs) error {
 
 // scGoMessage is m as the Go API takes it.
 func scGoMessage(m scMsg) fifoq.Message {
-	delay := time.Duration(0)
-	if m.Delay != nil {
-		delay = scGoDuration(m.Delay)
-	}
-	return fifoq.Message{Body: m.Body, GroupID: m.Group, DeduplicationID: m.Dedup, Delay: delay, Attributes: m.Attrs}
+	delay, noDelay := scGoDuration(m.Delay)
+	return fifoq.Message{Body: m.Body, GroupID: m.Group, DeduplicationID: m.Dedup, Delay: delay, NoDelay: noDelay,
+		Attributes: m.Attrs}
 }
 
 func (g *scGo) send(ctx context.Context, name string, m scMsg) (scSent, error) {
@@ -232,8 +227,10 @@ func (g *scGo) receive(ctx context.Context, name string, o scRecv) ([]scGot, err
 	if err != nil {
 		return nil, err
 	}
-	ds, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: o.Max, WaitTime: scGoDuration(o.Wait),
-		VisibilityTimeout: scGoDuration(o.VT), AttemptID: o.AttemptID})
+	wait, noWait := scGoDuration(o.Wait)
+	vt, noVT := scGoDuration(o.VT)
+	ds, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: o.Max, WaitTime: wait, NoWaitTime: noWait,
+		VisibilityTimeout: vt, NoVisibilityTimeout: noVT, AttemptID: o.AttemptID})
 	if err != nil {
 		return nil, scGoErr(err)
 	}

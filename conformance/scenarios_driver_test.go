@@ -38,7 +38,8 @@ import (
 // code (403 for PurgeQueueInProgress, as 7.3.3 says; the SQS model's status for the others).
 //
 // Zero values: where API.md gives a zero its own meaning (a receive's VisibilityTimeout and WaitTime, a
-// message's Delay), the Go driver writes an explicit zero as fifoq.ExplicitZero. aws-sdk-go-v2 omits every
+// message's Delay), the Go driver writes an explicit zero with the Go API's No... fields (NoWaitTime,
+// NoVisibilityTimeout, NoDelay). aws-sdk-go-v2 omits every
 // zero int32 member (DelaySeconds, VisibilityTimeout and WaitTimeSeconds of ReceiveMessage,
 // MaxNumberOfMessages), so the wire driver adds an explicit 0 to the JSON body itself (scExplicitZero), as
 // other SDKs send it.

@@ -418,7 +418,7 @@ func (d *drainer) awaitBatch(tb testing.TB) {
 func (d *drainer) moveExhausted(tb testing.TB) {
 	tb.Helper()
 	ds, err := d.q.Receive(context.Background(), fifoq.ReceiveOptions{
-		MaxMessages: 10, WaitTime: fifoq.ExplicitZero, VisibilityTimeout: fifoq.ExplicitZero,
+		MaxMessages: 10, NoWaitTime: true, NoVisibilityTimeout: true,
 	})
 	switch {
 	case err != nil:

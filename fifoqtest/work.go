@@ -105,7 +105,7 @@ func (s *oneBatch) Receive(ctx context.Context, o fifoq.ReceiveOptions) ([]fifoq
 	if s.received {
 		return nil, errDone
 	}
-	o.WaitTime = fifoq.ExplicitZero
+	o.WaitTime, o.NoWaitTime = 0, true
 	ds, err := s.q.Receive(ctx, o)
 	if err != nil {
 		return nil, err

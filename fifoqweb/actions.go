@@ -121,10 +121,7 @@ func prepareSend(_ *Handler, n named, f url.Values) (string, func(context.Contex
 		if err != nil {
 			return "", nil, fmt.Errorf("%w: delay %q: want whole seconds", errBadForm, s)
 		}
-		m.Delay = time.Duration(secs) * time.Second
-		if secs == 0 {
-			m.Delay = fifoq.ExplicitZero
-		}
+		m.Delay, m.NoDelay = time.Duration(secs)*time.Second, secs == 0
 	}
 	for i := 1; i <= maxFormAttributes; i++ {
 		k := f.Get("attr" + strconv.Itoa(i) + "_name")

@@ -83,7 +83,7 @@ func TestActionsConfirmThenChange(t *testing.T) {
 	// A message received past its maxReceiveCount goes to the DLQ; redrive it back, then cancel.
 	wtSend(t, qs.orders, 3)
 	for range 2 {
-		_, err := qs.orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, VisibilityTimeout: fifoq.ExplicitZero})
+		_, err := qs.orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true})
 		require.NoError(t, err)
 	}
 	require.Equal(t, 3, qs.dlq.Stats().Visible)
@@ -111,7 +111,7 @@ func TestRedriveMovesBack(t *testing.T) {
 	c := &wtClient{t: t, h: h}
 	wtSend(t, qs.orders, 2)
 	for range 2 {
-		_, err := qs.orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, VisibilityTimeout: fifoq.ExplicitZero})
+		_, err := qs.orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true})
 		require.NoError(t, err)
 	}
 	require.Equal(t, http.StatusSeeOther, c.post("redrive?q=orders-dlq", nil, true).Code)
@@ -352,7 +352,7 @@ func TestCloseEndsRedrives(t *testing.T) {
 	c := &wtClient{t: t, h: h}
 	wtSend(t, qs.orders, 5)
 	for range 2 {
-		_, err := qs.orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, VisibilityTimeout: fifoq.ExplicitZero})
+		_, err := qs.orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true})
 		require.NoError(t, err)
 	}
 	require.Equal(t, 5, qs.dlq.Stats().Visible)

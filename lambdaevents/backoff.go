@@ -184,14 +184,14 @@ func (s *gatedSource) Receive(ctx context.Context, o fifoq.ReceiveOptions) ([]fi
 // wait that ends with the gate closed is a receive that found nothing.
 func (s *gatedSource) receive(ctx context.Context, o fifoq.ReceiveOptions,
 	recv func(context.Context, fifoq.ReceiveOptions) ([]fifoq.Delivery, error)) ([]fifoq.Delivery, error) {
-	wait := max(o.WaitTime, 0) // ExplicitZero (a short poll) is negative; 0 (the queue's) counts as none
+	wait := o.WaitTime // 0 (a short poll, or the queue's) counts as none
 	ok, waited, err := s.gate.await(ctx, wait)
 	if err != nil || !ok {
 		return nil, err
 	}
 	if waited > 0 && o.WaitTime > 0 {
 		if o.WaitTime -= waited; o.WaitTime <= 0 {
-			o.WaitTime = fifoq.ExplicitZero
+			o.WaitTime, o.NoWaitTime = 0, true
 		}
 	}
 	ds, err := recv(ctx, o)

@@ -23,8 +23,8 @@ import (
 //
 // o.WaitTime becomes WaitTimeSeconds and o.VisibilityTimeout becomes VisibilityTimeout, rounded up to
 // whole seconds, SQS's unit: a long poll never ends empty before its wait, and a message stays invisible
-// at least as long as asked. A zero leaves the parameter out, so the queue's setting applies, and
-// fifoq.ExplicitZero sends 0: a short poll, or messages left visible. o.AttemptID becomes
+// at least as long as asked. A zero leaves the parameter out, so the queue's setting applies;
+// o.NoWaitTime and o.NoVisibilityTimeout send 0: a short poll, or messages left visible. o.AttemptID becomes
 // ReceiveRequestAttemptId on a FIFO queue and is ignored on a standard one. Options out of range return
 // fifoq's sentinels (ErrInvalidMaxMessages, ErrInvalidWaitTime, ErrInvalidVisibilityTimeout) without a
 // request. When ctx is done, Receive returns ctx's error; messages SQS returned meanwhile come back after
@@ -47,12 +47,12 @@ func (s *Source) Receive(ctx context.Context, o fifoq.ReceiveOptions) ([]fifoq.D
 		MessageAttributeNames:       []string{"All"},
 	}
 	var zeros []string // the parameters to send as an explicit 0, which the SDK leaves out
-	if o.WaitTime == fifoq.ExplicitZero {
+	if o.NoWaitTime {
 		zeros = append(zeros, "WaitTimeSeconds")
 	} else {
 		in.WaitTimeSeconds = seconds(o.WaitTime)
 	}
-	if o.VisibilityTimeout == fifoq.ExplicitZero {
+	if o.NoVisibilityTimeout {
 		zeros = append(zeros, "VisibilityTimeout")
 	} else {
 		in.VisibilityTimeout = seconds(o.VisibilityTimeout)
@@ -133,7 +133,7 @@ func sendZeros(names []string) func(*sqs.Options) {
 	for _, name := range names {
 		fmt.Fprintf(&fields, "%q:0,", name)
 	}
-	mw := middleware.SerializeMiddlewareFunc("sqsadapter.ExplicitZero", func(ctx context.Context,
+	mw := middleware.SerializeMiddlewareFunc("sqsadapter.SendZeros", func(ctx context.Context,
 		in middleware.SerializeInput, next middleware.SerializeHandler,
 	) (middleware.SerializeOutput, middleware.Metadata, error) {
 		req, ok := in.Request.(*smithyhttp.Request)

@@ -109,8 +109,7 @@ func (s *Source) DeleteBatch(ctx context.Context, receiptHandles []string) error
 
 // ChangeVisibilityBatch changes the visibility of 1..10 messages with one ChangeMessageVisibilityBatch
 // call. SQS counts in whole seconds: a timeout is rounded up to the next second, so a message is never
-// visible sooner than asked, and must be 0..12h (0 makes the message visible at once; as for a
-// *fifoq.Queue, fifoq.ExplicitZero is out of range). Failed entries and whole-call errors come back as from
+// visible sooner than asked, and must be 0..12h (0 makes the message visible at once). Failed entries and whole-call errors come back as from
 // DeleteBatch.
 func (s *Source) ChangeVisibilityBatch(ctx context.Context, entries []fifoq.VisibilityChange) error {
 	if err := checkBatch(len(entries)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -133,7 +134,12 @@ func handles(ds []fifoq.Delivery) []string {
 
 // short is a short poll that takes the visibility timeout given.
 func short(n int, vt time.Duration) fifoq.ReceiveOptions {
-	return fifoq.ReceiveOptions{MaxMessages: n, WaitTime: fifoq.ExplicitZero, VisibilityTimeout: vt}
+	return fifoq.ReceiveOptions{MaxMessages: n, NoWaitTime: true, VisibilityTimeout: vt}
+}
+
+// shortVisible is a short poll that leaves the messages visible (a visibility timeout of 0).
+func shortVisible(n int) fifoq.ReceiveOptions {
+	return fifoq.ReceiveOptions{MaxMessages: n, NoWaitTime: true, NoVisibilityTimeout: true}
 }
 
 func TestFIFOFromURL(t *testing.T) {
@@ -271,7 +277,7 @@ func TestReceiveDeadLetterSource(t *testing.T) {
 	})
 	e.send(t, e.url(t, "work.fifo"), "g", "poison")
 
-	ds, err := src.Receive(t.Context(), short(1, fifoq.ExplicitZero)) // received once, left visible
+	ds, err := src.Receive(t.Context(), shortVisible(1)) // received once, left visible
 	require.NoError(t, err)
 	require.Equal(t, []string{"poison"}, bodies(ds))
 	ds, err = src.Receive(t.Context(), short(1, 0)) // past maxReceiveCount: moved, not returned
@@ -286,7 +292,7 @@ func TestReceiveDeadLetterSource(t *testing.T) {
 }
 
 // TestReceiveWaitTime checks how WaitTime reaches WaitTimeSeconds: left out for 0 (the queue's 20 s),
-// sent as 0 for ExplicitZero, rounded up otherwise. Inside a synctest bubble the long polls take exactly
+// sent as 0 for NoWaitTime, rounded up otherwise. Inside a synctest bubble the long polls take exactly
 // their virtual time.
 func TestReceiveWaitTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -294,17 +300,18 @@ func TestReceiveWaitTime(t *testing.T) {
 		src, _ := e.queue(t, "polls", map[string]string{"ReceiveMessageWaitTimeSeconds": "20"})
 		for _, tc := range []struct {
 			wait  time.Duration
+			none  bool // NoWaitTime
 			param string
 			took  time.Duration
 		}{
-			{0, "", 20 * time.Second},
-			{fifoq.ExplicitZero, `"WaitTimeSeconds":0`, 0},
-			{time.Nanosecond, `"WaitTimeSeconds":1`, time.Second},
-			{1500 * time.Millisecond, `"WaitTimeSeconds":2`, 2 * time.Second},
-			{20 * time.Second, `"WaitTimeSeconds":20`, 20 * time.Second},
+			{0, false, "", 20 * time.Second},
+			{0, true, `"WaitTimeSeconds":0`, 0},
+			{time.Nanosecond, false, `"WaitTimeSeconds":1`, time.Second},
+			{1500 * time.Millisecond, false, `"WaitTimeSeconds":2`, 2 * time.Second},
+			{20 * time.Second, false, `"WaitTimeSeconds":20`, 20 * time.Second},
 		} {
 			start := time.Now()
-			ds, err := src.Receive(t.Context(), fifoq.ReceiveOptions{WaitTime: tc.wait})
+			ds, err := src.Receive(t.Context(), fifoq.ReceiveOptions{WaitTime: tc.wait, NoWaitTime: tc.none})
 			require.NoError(t, err, "WaitTime %v", tc.wait)
 			require.Empty(t, ds)
 			require.Equal(t, tc.took, time.Since(start), "WaitTime %v", tc.wait)
@@ -350,7 +357,7 @@ func waitVisible(t *testing.T, src *sqsadapter.Source) ([]fifoq.Delivery, time.D
 	t.Helper()
 	start := time.Now()
 	for {
-		ds, err := src.Receive(t.Context(), fifoq.ReceiveOptions{WaitTime: 20 * time.Second, VisibilityTimeout: fifoq.ExplicitZero})
+		ds, err := src.Receive(t.Context(), fifoq.ReceiveOptions{WaitTime: 20 * time.Second, NoVisibilityTimeout: true})
 		require.NoError(t, err)
 		if len(ds) > 0 {
 			return ds, time.Since(start)
@@ -359,7 +366,7 @@ func waitVisible(t *testing.T, src *sqsadapter.Source) ([]fifoq.Delivery, time.D
 }
 
 // TestReceiveVisibilityTimeout checks how VisibilityTimeout reaches the request: left out for 0 (the
-// queue's 30 s), sent as 0 for ExplicitZero (the message stays visible), rounded up otherwise.
+// queue's 30 s), sent as 0 for NoVisibilityTimeout (the message stays visible), rounded up otherwise.
 func TestReceiveVisibilityTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := setup(t)
@@ -367,15 +374,18 @@ func TestReceiveVisibilityTimeout(t *testing.T) {
 		e.send(t, e.url(t, "jobs"), "", "m")
 		for _, tc := range []struct {
 			vt        time.Duration
+			none      bool // NoVisibilityTimeout
 			param     string
 			invisible time.Duration
 		}{
-			{0, "", 30 * time.Second},
-			{fifoq.ExplicitZero, `"VisibilityTimeout":0`, 0},
-			{1500 * time.Millisecond, `"VisibilityTimeout":2`, 2 * time.Second},
-			{time.Hour, `"VisibilityTimeout":3600`, time.Hour},
+			{0, false, "", 30 * time.Second},
+			{0, true, `"VisibilityTimeout":0`, 0},
+			{1500 * time.Millisecond, false, `"VisibilityTimeout":2`, 2 * time.Second},
+			{time.Hour, false, `"VisibilityTimeout":3600`, time.Hour},
 		} {
-			ds, err := src.Receive(t.Context(), short(1, tc.vt))
+			o := short(1, tc.vt)
+			o.NoVisibilityTimeout = tc.none
+			ds, err := src.Receive(t.Context(), o)
 			require.NoError(t, err)
 			require.Equal(t, []string{"m"}, bodies(ds), "VisibilityTimeout %v", tc.vt)
 			reqs := e.rec.requests()
@@ -398,7 +408,7 @@ func TestReceiveAttemptID(t *testing.T) {
 	src, _ := e.queue(t, "orders.fifo", map[string]string{"FifoQueue": "true"})
 	e.send(t, e.url(t, "orders.fifo"), "g", "a", "b")
 
-	o := fifoq.ReceiveOptions{MaxMessages: 10, WaitTime: fifoq.ExplicitZero, AttemptID: "attempt-1"}
+	o := fifoq.ReceiveOptions{MaxMessages: 10, NoWaitTime: true, AttemptID: "attempt-1"}
 	first, err := src.Receive(t.Context(), o)
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, bodies(first))
@@ -562,7 +572,7 @@ func TestBatchRejects(t *testing.T) {
 		fifoq.ErrInvalidVisibilityTimeout)
 	require.ErrorIs(t, src.ChangeVisibilityBatch(t.Context(), []fifoq.VisibilityChange{{ReceiptHandle: "h", Timeout: -time.Second}}),
 		fifoq.ErrInvalidVisibilityTimeout)
-	require.ErrorIs(t, src.ChangeVisibilityBatch(t.Context(), []fifoq.VisibilityChange{{ReceiptHandle: "h", Timeout: fifoq.ExplicitZero}}),
+	require.ErrorIs(t, src.ChangeVisibilityBatch(t.Context(), []fifoq.VisibilityChange{{ReceiptHandle: "h", Timeout: math.MinInt64}}),
 		fifoq.ErrInvalidVisibilityTimeout, "as on a *fifoq.Queue")
 	require.Len(t, e.rec.requests(), before, "rejected batches made requests")
 }
@@ -609,17 +619,17 @@ func TestQueueDoesNotExist(t *testing.T) {
 	require.False(t, errors.Is(err, context.Canceled))
 }
 
-// TestExplicitZeroSigned checks that the explicit zeros go into the body before the SDK signs it: a
+// TestZerosSigned checks that the explicit zeros go into the body before the SDK signs it: a
 // server that verifies signatures accepts the request.
-func TestExplicitZeroSigned(t *testing.T) {
+func TestZerosSigned(t *testing.T) {
 	t.Parallel()
 	e := setup(t, sqsapi.WithSignatureVerification(func(id string) (string, bool) { return "secret", id == "AKIDTEST" }))
 	src, _ := e.queue(t, "jobs", map[string]string{"ReceiveMessageWaitTimeSeconds": "20"})
 	e.send(t, e.url(t, "jobs"), "", "m")
-	ds, err := src.Receive(t.Context(), short(10, fifoq.ExplicitZero))
+	ds, err := src.Receive(t.Context(), shortVisible(10))
 	require.NoError(t, err)
 	require.Equal(t, []string{"m"}, bodies(ds))
-	ds, err = src.Receive(t.Context(), short(10, fifoq.ExplicitZero)) // left visible
+	ds, err = src.Receive(t.Context(), shortVisible(10)) // left visible
 	require.NoError(t, err)
 	require.Equal(t, []string{"m"}, bodies(ds))
 	reqs := e.rec.requests()

@@ -87,7 +87,7 @@ func weMessages() []weMessage {
 		{long, func(m *fifoq.Message) { m.GroupID = long }}}
 	dedups := []field{none, {"d", func(m *fifoq.Message) { m.DeduplicationID = "d" }},
 		{long, func(m *fifoq.Message) { m.DeduplicationID = long }}}
-	delays := []field{none, {0, func(m *fifoq.Message) { m.Delay = fifoq.ExplicitZero }},
+	delays := []field{none, {0, func(m *fifoq.Message) { m.NoDelay = true }},
 		{5, func(m *fifoq.Message) { m.Delay = 5 * time.Second }}, {901, func(m *fifoq.Message) { m.Delay = 901 * time.Second }},
 		{-1, func(m *fifoq.Message) { m.Delay = -time.Second }}}
 	attr := func(name, dataType, value string) field {
@@ -211,18 +211,14 @@ func TestWireReceiveErrorsAreFifoqs(t *testing.T) {
 		twin, err := fifoq.New(name)
 		require.NoError(t, err)
 		url := qpFuzzURL + name
-		secs := func(n int) time.Duration {
-			if n == 0 {
-				return fifoq.ExplicitZero
-			}
-			return time.Duration(n) * time.Second
-		}
+		secs := func(n int) time.Duration { return time.Duration(n) * time.Second }
 		for _, max := range []int{-1, 1, 10, 11, 1000} {
 			for _, wait := range []int{-1, 0, 21} { // no wait: the queues are empty
 				for _, vt := range []int{-5, 0, 30, 43200, 43201} {
 					for _, attempt := range []string{"", "a-1", "a b"} {
 						in := map[string]any{"QueueUrl": url, "MaxNumberOfMessages": max, "WaitTimeSeconds": wait, "VisibilityTimeout": vt}
-						o := fifoq.ReceiveOptions{MaxMessages: max, WaitTime: secs(wait), VisibilityTimeout: secs(vt)}
+						o := fifoq.ReceiveOptions{MaxMessages: max, WaitTime: secs(wait), VisibilityTimeout: secs(vt),
+							NoWaitTime: wait == 0, NoVisibilityTimeout: vt == 0}
 						if attempt != "" {
 							in["ReceiveRequestAttemptId"], o.AttemptID = attempt, attempt
 						}

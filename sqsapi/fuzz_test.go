@@ -102,7 +102,7 @@ func qpFuzzSetup(t *testing.T) *qpFuzzEnv {
 		return ds
 	}
 	deadLetter := func(q *fifoq.Queue, n int) {
-		require.Len(t, receive(q, fifoq.ReceiveOptions{MaxMessages: 10, VisibilityTimeout: fifoq.ExplicitZero}), n)
+		require.Len(t, receive(q, fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true}), n)
 		require.Empty(t, receive(q, fifoq.ReceiveOptions{MaxMessages: 10}), "setup: the messages move to the DLQ")
 	}
 

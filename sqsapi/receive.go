@@ -81,11 +81,12 @@ func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiErr
 		}
 		o.MaxMessages = n.v
 	}
+	// A 0 given is a zero, where fifoq reads a zero duration as the queue's setting.
 	if w := in.WaitTimeSeconds; w.set {
-		o.WaitTime = explicitSeconds(w.v)
+		o.WaitTime, o.NoWaitTime = secondsOf(w.v), w.v == 0
 	}
 	if v := in.VisibilityTimeout; v.set {
-		o.VisibilityTimeout = explicitSeconds(v.v)
+		o.VisibilityTimeout, o.NoVisibilityTimeout = secondsOf(v.v), v.v == 0
 	}
 	if a := in.ReceiveRequestAttemptId; a.set && fifo {
 		if a.v == "" {
@@ -101,15 +102,6 @@ func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiErr
 func secondsOf(n int) time.Duration {
 	const limit = math.MaxInt64 / int64(time.Second)
 	return time.Duration(max(-limit, min(int64(n), limit))) * time.Second
-}
-
-// explicitSeconds is secondsOf for a parameter whose 0, given, is an explicit zero (fifoq.ExplicitZero),
-// where fifoq reads a zero duration as "the queue's setting".
-func explicitSeconds(n int) time.Duration {
-	if n == 0 {
-		return fifoq.ExplicitZero
-	}
-	return secondsOf(n)
 }
 
 func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error) {
@@ -147,13 +139,13 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 // this way loses nothing. Every receive but an explicit short poll is registered as a long poll: whether it
 // waits, and how long, fifoq decides (by the queue's receive wait time when the request gives none).
 func (s *Server) receive(c *call, q *fifoq.Queue, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
-	if o.WaitTime == fifoq.ExplicitZero { // WaitTimeSeconds=0: a short poll
+	if o.NoWaitTime { // WaitTimeSeconds=0: a short poll
 		return q.Receive(c.ctx, o)
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	if !s.addPoll(c, cancel) {
-		o.WaitTime = fifoq.ExplicitZero // shutting down: no waiting
+		o.WaitTime, o.NoWaitTime = 0, true // shutting down: no waiting
 		return q.Receive(c.ctx, o)
 	}
 	ds, err := q.Receive(ctx, o)

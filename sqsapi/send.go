@@ -53,7 +53,7 @@ func (e *sendEntry) fromQuery(f *form, prefix string) error {
 func (e *sendEntry) message(fifo bool) (fifoq.Message, systemAttrs, *apiError) {
 	m := fifoq.Message{Body: e.MessageBody, Attributes: e.MessageAttributes}
 	if d := e.DelaySeconds; d.set {
-		m.Delay = explicitSeconds(d.v)
+		m.Delay, m.NoDelay = secondsOf(d.v), d.v == 0 // a 0 given is no delay, whatever the queue's
 	}
 	if g := e.MessageGroupId; g.set {
 		if g.v == "" {

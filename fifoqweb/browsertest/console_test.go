@@ -86,11 +86,11 @@ func btSetup(t *testing.T) btQueues {
 	}
 	// Two orders fail twice and land in the dead-letter queue; one group of jobs is stuck in flight.
 	for range 2 {
-		ds, err := orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 2, VisibilityTimeout: fifoq.ExplicitZero})
+		ds, err := orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 2, NoVisibilityTimeout: true})
 		require.NoError(t, err)
 		require.Len(t, ds, 2)
 	}
-	_, err = orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 2, VisibilityTimeout: fifoq.ExplicitZero}) // moves them
+	_, err = orders.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 2, NoVisibilityTimeout: true}) // moves them
 	require.NoError(t, err)
 	_, err = jobs.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 1})
 	require.NoError(t, err)
