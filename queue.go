@@ -105,7 +105,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 		clock:    cfg.clock,
 		logger:   cfg.logger,
 		epoch:    cfg.clock.Now(),
-		tag:      rand.Uint32(),
+		tag:      newTag(),
 		idNonce:  rand.Uint64(),
 		all:      msgList{kind: bySend},
 		fresh:    msgList{kind: byQueue},

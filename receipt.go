@@ -3,6 +3,7 @@ package fifoq
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"math/rand/v2"
 )
 
 // Receipt handles: what names a message's receive, how it is written and read, and the slots that find its
@@ -16,6 +17,11 @@ type handle struct {
 }
 
 var handleEncoding = base64.RawURLEncoding
+
+// newTag returns a random queue tag, the first bytes of each of the queue's receipt handles, whose first six
+// bits are below 62: so that a handle starts with a letter or a digit, never with '-' or '_', which a
+// command line (the AWS CLI's --receipt-handle) would take for an option.
+func newTag() uint32 { return rand.Uint32N(62 << 26) }
 
 func (q *Queue) appendHandle(b []byte, h handle) []byte {
 	var raw [handleBytes]byte

@@ -285,7 +285,7 @@ func (s *Store) attach(q *Queue, key string, later *storage.Ticket) error {
 	}
 	rec, found := s.catalog[key]
 	if !found {
-		rec = &queueRecord{id: s.nextID, nonce: rand.Uint64(), tag: rand.Uint32()}
+		rec = &queueRecord{id: s.nextID, nonce: rand.Uint64(), tag: newTag()}
 		s.nextID++
 		s.catalog[key] = rec
 	}
