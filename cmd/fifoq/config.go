@@ -101,6 +101,7 @@ type serveConfig struct {
 	dataDir         string            // "": the queues live in memory
 	syncEvery       time.Duration     // --sync: 0 for a sync per acknowledgement
 	queues          []queueSpec       // to create, in order: the config file's, then the --queue flags'
+	mappings        []mappingSpec     // the config file's event source mappings (mappings.go)
 	credentials     map[string]string // secret access keys by access key id; nil: signatures are not checked
 	consoleAddr     string            // "": no web console (console.go)
 	consoleReadOnly bool
@@ -285,11 +286,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return fail(fmt.Errorf("--log-format %q, want text or json", cfg.logFormat))
 	}
 	if configFile != "" {
-		qs, err := loadConfig(configFile)
+		qs, ms, err := loadConfigFile(configFile)
 		if err != nil {
 			return fail(err)
 		}
-		cfg.queues = qs
+		cfg.queues, cfg.mappings = qs, ms
 	}
 	cfg.queues = append(cfg.queues, flagQueues...)
 	creds, err := loadCredentials(credentialsFile, getenv)
@@ -394,22 +395,31 @@ func decodeFileData(what, path string, v any) ([]byte, error) {
 	return data, nil
 }
 
-// loadConfig reads the queues of a JSON config file (an example is testdata/fifoq.json):
+// loadConfig reads the queues of a JSON config file: loadConfigFile without the event source mappings.
+func loadConfig(path string) ([]queueSpec, error) {
+	qs, _, err := loadConfigFile(path)
+	return qs, err
+}
+
+// loadConfigFile reads the queues and the event source mappings of a JSON config file (an example is
+// testdata/fifoq.json):
 //
-//	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": "true"}}]}
+//	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": "true"}}],
+//	 "eventSourceMappings": [{"queue": "orders.fifo", "functionUrl": "http://127.0.0.1:9000/..."}]}
 //
 // An attribute value is a string as SQS takes it; a number or a boolean stands for its text, and an object
 // (such as a RedrivePolicy) for its JSON. Unknown fields are errors, so a typo does not go unnoticed.
-func loadConfig(path string) ([]queueSpec, error) {
+func loadConfigFile(path string) ([]queueSpec, []mappingSpec, error) {
 	var file struct {
 		Queues []struct {
 			Name       string                     `json:"name"`
 			Attributes map[string]json.RawMessage `json:"attributes"`
 		} `json:"queues"`
+		EventSourceMappings []mappingJSON `json:"eventSourceMappings"`
 	}
 	data, err := decodeFileData("config", path, &file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	offsets := queueOffsets(data)
 	qs := make([]queueSpec, 0, len(file.Queues))
@@ -419,13 +429,13 @@ func loadConfig(path string) ([]queueSpec, error) {
 			at = where(path, data, offsets[i])
 		}
 		if fq.Name == "" {
-			return nil, fmt.Errorf("config %s: queue %d has no name", at, i)
+			return nil, nil, fmt.Errorf("config %s: queue %d has no name", at, i)
 		}
 		q := queueSpec{Name: fq.Name, origin: "config " + at}
 		for k, raw := range fq.Attributes {
 			v, err := attributeValue(raw)
 			if err != nil {
-				return nil, fmt.Errorf("config %s: queue %s: attribute %s: %w", at, fq.Name, k, err)
+				return nil, nil, fmt.Errorf("config %s: queue %s: attribute %s: %w", at, fq.Name, k, err)
 			}
 			if q.Attributes == nil {
 				q.Attributes = make(map[string]string)
@@ -434,7 +444,11 @@ func loadConfig(path string) ([]queueSpec, error) {
 		}
 		qs = append(qs, q)
 	}
-	return qs, nil
+	ms, err := mappingSpecs(path, data, file.EventSourceMappings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return qs, ms, nil
 }
 
 // attributeValue turns a JSON attribute value into the string SQS takes.
