@@ -48,6 +48,12 @@ kept-alive connections up to a second to bring in the requests already sent on t
 requests in progress finish, all within --shutdown-timeout, and exits 0 (1 if it had to cut
 requests at the timeout); a second signal kills it.
 
+With "eventSourceMappings" in --config, each mapping polls its queue while the server serves and
+POSTs each batch to its function URL as Lambda's SQS event (the Lambda Runtime Interface Emulator's
+http://HOST:PORT/2015-03-31/functions/function/invocations, say), and settles the batch by the
+answer as Lambda does. On SIGINT or SIGTERM the mappings take no new batch, and the invocations
+under way have --shutdown-timeout to finish (after it they are cut, and the process exits 1).
+
 Accounts and regions are per request, so one server holds the queues of many, each apart (the
 same name in two regions is two queues): a request acts in the region of its SigV4 credential
 scope (the SDK's region), failing that the first label of the endpoint's host that is a region
@@ -153,7 +159,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 			"--config; --account is the same flag")
 	fs.StringVar(&cfg.account, "account", "000000000000", "the same as --account-id")
 	fs.StringVar(&configFile, "config", "",
-		"JSON `file` of queues to create: {\"queues\":[{\"name\":\"orders.fifo\",\"attributes\":{\"ContentBasedDeduplication\":\"true\"}}]}")
+		"JSON `file` of queues to create: {\"queues\":[{\"name\":\"orders.fifo\",\"attributes\":{\"ContentBasedDeduplication\":\"true\"}}]}, "+
+			"and of event source mappings to function URLs: \"eventSourceMappings\":[{\"queue\":\"orders.fifo\",\"functionUrl\":\"http://...\"}] "+
+			"(docs/event-source-mappings.md)")
 	fs.Func("queue", "create a queue: `name[,Attr=Value...]` with SQS attribute names (a name ending in .fifo implies FifoQueue=true); "+
 		"repeatable, created in order after the config file's; the variable holds one or more, separated by semicolons or newlines",
 		func(s string) error {
@@ -192,7 +200,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	})
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log `format` on stderr: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 10*time.Second,
-		"how long the requests in progress may take to finish on SIGINT or SIGTERM, before their connections are closed")
+		"how long the requests in progress, and the invocations of event source mappings, may take to finish on SIGINT or SIGTERM, "+
+			"before their connections are closed")
 	fs.Int64Var(&cfg.maxRequestBytes, "max-request-bytes", sqsapi.DefaultMaxRequestBytes,
 		"the largest request body, in `bytes`; a larger one is refused with RequestEntityTooLarge (HTTP 413). "+
 			"The default admits a 1 MiB batch in every encoding; messages are held to their queue's MaximumMessageSize whatever it is")

@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq/lambdaevents"
@@ -141,4 +143,19 @@ func TestServeMappingStartErrors(t *testing.T) {
 	require.Equal(t, 2, code, stderr)
 	require.Empty(t, stdout)
 	require.Equal(t, "fifoq serve: config "+config+":1:56: event source mapping 0 (queue jobs): invalid batchSize: 0, want 1..10 on a FIFO queue, 1..10000 on a standard one\n", stderr)
+}
+
+// The config of examples/lambda-function, which its docker-compose.yml gives fifoq serve, starts a server:
+// its queues, and its mapping to the function's container (not running here: no message, no invocation).
+func TestExampleLambdaFunctionConfig(t *testing.T) {
+	t.Parallel()
+	c := startChild(t, "serve", "--addr", "127.0.0.1:0", "--config", "../../examples/lambda-function/fifoq.json")
+	list, err := c.client().ListQueues(t.Context(), &sqs.ListQueuesInput{})
+	require.NoError(t, err)
+	require.Equal(t, []string{c.endpoint + "/000000000000/orders-dlq.fifo", c.endpoint + "/000000000000/orders.fifo"}, list.QueueUrls)
+	c.stop(syscall.SIGTERM)
+	require.Contains(t, c.stderr.String(), `msg="event source mapping" queue=orders.fifo `+
+		`function_url=http://function:8080/2015-03-31/functions/function/invocations enabled=true batch_size=10 `+
+		`batching_window=0s maximum_concurrency=0 function_concurrency=1 function_timeout=5s report_batch_item_failures=true `+
+		`event_source_arn=arn:aws:sqs:us-east-1:000000000000:orders.fifo`)
 }
