@@ -95,3 +95,36 @@ func Example_serverRequests() {
 	// GetQueueUrl AWS.SimpleQueueService.NonExistentQueue 1
 	// GetQueueUrl none 1
 }
+
+// A MappingCollector exports the metrics of event source mappings, which the program that runs them fills
+// in: here from the numbers of a lambdaevents.Invoker's Metrics, as fifoq serve does.
+func Example_mappings() {
+	var invocations, failures uint64 = 3, 1 // inv.Metrics().Invocations, .Errors[lambdaevents.ErrorFunction]
+	mappings := func() []fifoqprom.MappingMetrics {
+		return []fifoqprom.MappingMetrics{{
+			Queue:       "orders.fifo",
+			Function:    "http://127.0.0.1:9000/2015-03-31/functions/function/invocations",
+			Enabled:     true,
+			Invocations: invocations,
+			Errors:      map[string]uint64{"function": failures},
+		}}
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(fifoqprom.NewMappingCollector(mappings)) // asked at each scrape
+
+	mfs, err := reg.Gather()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, mf := range mfs {
+		switch mf.GetName() {
+		case "fifoq_mapping_invocations_total", "fifoq_mapping_failed_invocations_total":
+			for _, m := range mf.GetMetric() {
+				fmt.Println(mf.GetName(), m.GetCounter().GetValue())
+			}
+		}
+	}
+	// Output:
+	// fifoq_mapping_failed_invocations_total 1
+	// fifoq_mapping_invocations_total 3
+}

@@ -46,14 +46,25 @@
 //	                                                    ("none" for success, "Canceled" when the client went away)
 //	fifoq_request_duration_seconds{action}              histogram: their durations, long polls' waits included
 //
+// Of event source mappings to functions, from a [MappingCollector], labelled queue and function:
+//
+//	fifoq_mapping_invocations_total                     counter: invocations that reached the function
+//	fifoq_mapping_messages_total                        counter: records in those invocations
+//	fifoq_mapping_failed_invocations_total{kind}        counter: invocations that failed their whole batch, by kind
+//	fifoq_mapping_reported_failed_messages_total        counter: batch item failures the function reported
+//	fifoq_mapping_invocations_in_flight                 gauge: invocations under way now
+//	fifoq_mapping_invocation_duration_seconds           histogram: durations of the invocations
+//	fifoq_mapping_backoff_seconds                       gauge: the wait while the function is unreachable
+//	fifoq_mapping_enabled                               gauge: 1 when the mapping polls, 0 when disabled
+//
 // Counters start at 0 when the queue, the consumer or the RequestCollector is created (or the queue or the
 // store opened), so they reset when the process restarts, as Prometheus expects of counters.
 //
 // # Names
 //
-// Every name starts with fifoq_ and the subject (queue_, consumer_, store_, request); a counter ends in
-// _total, after its unit: fifoq_queue_<what happened>_messages_total counts messages by what happened to
-// them, fifoq_consumer_batches_total batches. The names pass promlint (testutil.CollectAndLint);
+// Every name starts with fifoq_ and the subject (queue_, consumer_, store_, request, mapping_); a counter
+// ends in _total, after its unit: fifoq_queue_<what happened>_messages_total counts messages by what happened
+// to them, fifoq_consumer_batches_total batches, fifoq_mapping_failed_invocations_total invocations. The names pass promlint (testutil.CollectAndLint);
 // docs/metrics.md lists the five that were renamed to follow this scheme.
 //
 // # Cost

@@ -205,7 +205,7 @@ fifoq_store_failed ` + string(rune('0'+failed)) + `
 	require.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want(1)), "fifoq_store_failed"))
 }
 
-// Issue 16, item 7: every metric of the package, queues, consumer, store and requests, passes promlint.
+// Issue 16, item 7: every metric of the package, queues, consumer, store, requests and mappings, passes promlint.
 func TestLintEveryCollector(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, src, dlq := ptQueues(t)
@@ -217,7 +217,8 @@ func TestLintEveryCollector(t *testing.T) {
 		_, post := rqServer(t, rc)
 		require.Equal(t, 200, post(url.Values{"Action": {"ListQueues"}}))
 		require.Equal(t, 400, post(url.Values{"Action": {"Bogus"}}))
-		for _, col := range []prometheus.Collector{c, rc} {
+		mc := fifoqprom.NewMappingCollector(func() []fifoqprom.MappingMetrics { return []fifoqprom.MappingMetrics{mpMapping()} })
+		for _, col := range []prometheus.Collector{c, rc, mc} {
 			problems, err := testutil.CollectAndLint(col)
 			require.NoError(t, err)
 			require.Empty(t, problems)
@@ -225,10 +226,11 @@ func TestLintEveryCollector(t *testing.T) {
 		require.Equal(t, 2*15+6+4+1+3, testutil.CollectAndCount(c), "series: 15 per queue, 6 outcomes, 4 consumer series, 1 histogram, 3 of the store")
 		require.Equal(t, 2+2, testutil.CollectAndCount(rc), "two request series, two histograms")
 
-		// One scheme: a counter counts messages, batches, syncs or requests, and says so before _total.
-		scheme := regexp.MustCompile(`^fifoq_((queue|consumer)_([a-z]+_)*(messages|batches)|store_syncs|requests)_total$`)
+		// One scheme: a counter counts messages, batches, invocations, syncs or requests, and says so before
+		// _total.
+		scheme := regexp.MustCompile(`^fifoq_((queue|consumer|mapping)_([a-z]+_)*(messages|batches|invocations)|store_syncs|requests)_total$`)
 		reg := prometheus.NewPedanticRegistry()
-		reg.MustRegister(c, rc)
+		reg.MustRegister(c, rc, mc)
 		mfs, err := reg.Gather()
 		require.NoError(t, err)
 		counters := 0
@@ -239,6 +241,6 @@ func TestLintEveryCollector(t *testing.T) {
 				require.Regexp(t, scheme, mf.GetName(), "a counter's name")
 			}
 		}
-		require.Equal(t, 11+4+1+1, counters, "counters: 11 of a queue, 4 of a consumer, 1 of the store, 1 of requests")
+		require.Equal(t, 11+4+1+1+4, counters, "counters: 11 of a queue, 4 of a consumer, 1 of the store, 1 of requests, 4 of a mapping")
 	})
 }

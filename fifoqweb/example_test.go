@@ -107,3 +107,32 @@ func ExampleWithMoveTasks() {
 	// the console offers to cancel it: true
 	// CANCELLED
 }
+
+// A console that shows the event source mappings a program runs, on the pages of their queues: the program
+// fills in a MappingView for each, at each request (fifoq serve from its lambdaevents.Invokers).
+func ExampleWithMappings() {
+	orders, err := fifoq.New("orders.fifo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	mappings := func() []fifoqweb.MappingView {
+		return []fifoqweb.MappingView{{
+			Queue:       "orders.fifo",
+			FunctionURL: "http://127.0.0.1:9000/2015-03-31/functions/function/invocations",
+			BatchSize:   10, Concurrency: 1, FunctionTimeout: 3 * time.Second, Enabled: true,
+			Invocations: 42, // from the mapping's metrics
+		}}
+	}
+	console := fifoqweb.New(fifoqweb.Queues(orders), fifoqweb.WithMappings(mappings))
+
+	srv := httptest.NewServer(console)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/queue?q=orders.fifo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(strings.Contains(string(page), "Event source mappings"), strings.Contains(string(page), `data-f="invocations">42<`))
+	// Output: true true
+}

@@ -178,7 +178,7 @@ func (h *Handler) counts(w http.ResponseWriter, r *http.Request) {
 	out[""] = liveCounts{Visible: strconv.Itoa(total[0]), InFlight: strconv.Itoa(total[1]), Delayed: strconv.Itoa(total[2])}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(out)
+	_ = json.NewEncoder(w).Encode(h.withMappingCounts(out))
 }
 
 // A msgView is a message as the queue page shows it.
@@ -275,6 +275,9 @@ type queueView struct {
 	Next, First  string // links to the next page and the first
 	Paged        bool   // the page shown is not the first
 	Done         string // what the last action did
+
+	// Mappings are the queue's event source mappings (WithMappings).
+	Mappings []mappingRow
 }
 
 // Page sizes of the message list.
@@ -391,6 +394,7 @@ func (h *Handler) queuePage(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Blocked = append(v.Blocked, bv)
 	}
+	v.Mappings = h.mappingRows(n.Name)
 	h.render(w, r, http.StatusOK, "queue", v)
 }
 

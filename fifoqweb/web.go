@@ -36,6 +36,9 @@ type Handler struct {
 	owner    MoveTasks // nil: the console runs its redrives itself
 	version  string    // shown in the header of every page; "" for none
 
+	// mappings gives the event source mappings of WithMappings; nil: none.
+	mappings func() []MappingView
+
 	mu    sync.Mutex               // guards the fields below
 	rates map[*fifoq.Queue]*sample // the counters of each queue at the last look, for its rates
 	tasks map[*fifoq.Queue]*fifoq.MoveTask

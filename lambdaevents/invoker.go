@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -78,6 +79,7 @@ type Invoker struct {
 	src      fifoq.Source
 	clock    fifoq.Clock
 	queue    string
+	logURL   string // m.FunctionURL as the logs show it: without a password
 	rec      config
 	client   *http.Client
 	own      *http.Transport // the transport of the Invoker's own client; nil with Options.Client
@@ -109,7 +111,10 @@ func NewInvoker(src fifoq.Source, m Mapping, o Options) (*Invoker, error) {
 		return nil, err
 	}
 	m = m.withDefaults()
-	i := &Invoker{m: m, o: o, src: src, clock: realClock{}}
+	i := &Invoker{m: m, o: o, src: src, clock: realClock{}, logURL: m.FunctionURL}
+	if u, err := url.Parse(m.FunctionURL); err == nil {
+		i.logURL = u.Redacted()
+	}
 	if c, ok := src.(interface{ Clock() fifoq.Clock }); ok {
 		i.clock = c.Clock()
 	}

@@ -13,7 +13,7 @@ import (
 // A key is never renamed.
 const (
 	attrQueue       = "queue"        // the queue's name
-	attrFunctionURL = "function_url" // Mapping.FunctionURL
+	attrFunctionURL = "function_url" // Mapping.FunctionURL, without a password
 	attrOutcome     = "outcome"      // how the batch ended: fifoq.Outcome.String
 	attrBatchSize   = "batch_size"   // the records of the invocation
 	attrGroups      = "groups"       // how many message groups the batch has
@@ -34,7 +34,7 @@ func (i *Invoker) logAttrs(attrs []slog.Attr) []slog.Attr {
 	if i.queue != "" {
 		attrs = append(attrs, slog.String(attrQueue, i.queue))
 	}
-	return append(attrs, slog.String(attrFunctionURL, i.m.FunctionURL))
+	return append(attrs, slog.String(attrFunctionURL, i.logURL))
 }
 
 // logBatch logs one record for a batch that ended: "lambdaevents: invocation done" at Debug; "lambdaevents:

@@ -48,6 +48,12 @@ kept-alive connections up to a second to bring in the requests already sent on t
 requests in progress finish, all within --shutdown-timeout, and exits 0 (1 if it had to cut
 requests at the timeout); a second signal kills it.
 
+With "eventSourceMappings" in --config, each mapping polls its queue while the server serves and
+POSTs each batch to its function URL as Lambda's SQS event (the Lambda Runtime Interface Emulator's
+http://HOST:PORT/2015-03-31/functions/function/invocations, say), and settles the batch by the
+answer as Lambda does. On SIGINT or SIGTERM the mappings take no new batch, and the invocations
+under way have --shutdown-timeout to finish (after it they are cut, and the process exits 1).
+
 Accounts and regions are per request, so one server holds the queues of many, each apart (the
 same name in two regions is two queues): a request acts in the region of its SigV4 credential
 scope (the SDK's region), failing that the first label of the endpoint's host that is a region
@@ -101,6 +107,7 @@ type serveConfig struct {
 	dataDir         string            // "": the queues live in memory
 	syncEvery       time.Duration     // --sync: 0 for a sync per acknowledgement
 	queues          []queueSpec       // to create, in order: the config file's, then the --queue flags'
+	mappings        []mappingSpec     // the config file's event source mappings (mappings.go)
 	credentials     map[string]string // secret access keys by access key id; nil: signatures are not checked
 	consoleAddr     string            // "": no web console (console.go)
 	consoleReadOnly bool
@@ -152,7 +159,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 			"--config; --account is the same flag")
 	fs.StringVar(&cfg.account, "account", "000000000000", "the same as --account-id")
 	fs.StringVar(&configFile, "config", "",
-		"JSON `file` of queues to create: {\"queues\":[{\"name\":\"orders.fifo\",\"attributes\":{\"ContentBasedDeduplication\":\"true\"}}]}")
+		"JSON `file` of queues to create: {\"queues\":[{\"name\":\"orders.fifo\",\"attributes\":{\"ContentBasedDeduplication\":\"true\"}}]}, "+
+			"and of event source mappings to function URLs: \"eventSourceMappings\":[{\"queue\":\"orders.fifo\",\"functionUrl\":\"http://...\"}] "+
+			"(docs/event-source-mappings.md)")
 	fs.Func("queue", "create a queue: `name[,Attr=Value...]` with SQS attribute names (a name ending in .fifo implies FifoQueue=true); "+
 		"repeatable, created in order after the config file's; the variable holds one or more, separated by semicolons or newlines",
 		func(s string) error {
@@ -191,7 +200,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	})
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log `format` on stderr: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 10*time.Second,
-		"how long the requests in progress may take to finish on SIGINT or SIGTERM, before their connections are closed")
+		"how long the requests in progress, and the invocations of event source mappings, may take to finish on SIGINT or SIGTERM, "+
+			"before their connections are closed")
 	fs.Int64Var(&cfg.maxRequestBytes, "max-request-bytes", sqsapi.DefaultMaxRequestBytes,
 		"the largest request body, in `bytes`; a larger one is refused with RequestEntityTooLarge (HTTP 413). "+
 			"The default admits a 1 MiB batch in every encoding; messages are held to their queue's MaximumMessageSize whatever it is")
@@ -285,11 +295,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return fail(fmt.Errorf("--log-format %q, want text or json", cfg.logFormat))
 	}
 	if configFile != "" {
-		qs, err := loadConfig(configFile)
+		qs, ms, err := loadConfigFile(configFile)
 		if err != nil {
 			return fail(err)
 		}
-		cfg.queues = qs
+		cfg.queues, cfg.mappings = qs, ms
 	}
 	cfg.queues = append(cfg.queues, flagQueues...)
 	creds, err := loadCredentials(credentialsFile, getenv)
@@ -394,22 +404,31 @@ func decodeFileData(what, path string, v any) ([]byte, error) {
 	return data, nil
 }
 
-// loadConfig reads the queues of a JSON config file (an example is testdata/fifoq.json):
+// loadConfig reads the queues of a JSON config file: loadConfigFile without the event source mappings.
+func loadConfig(path string) ([]queueSpec, error) {
+	qs, _, err := loadConfigFile(path)
+	return qs, err
+}
+
+// loadConfigFile reads the queues and the event source mappings of a JSON config file (an example is
+// testdata/fifoq.json):
 //
-//	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": "true"}}]}
+//	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": "true"}}],
+//	 "eventSourceMappings": [{"queue": "orders.fifo", "functionUrl": "http://127.0.0.1:9000/..."}]}
 //
 // An attribute value is a string as SQS takes it; a number or a boolean stands for its text, and an object
 // (such as a RedrivePolicy) for its JSON. Unknown fields are errors, so a typo does not go unnoticed.
-func loadConfig(path string) ([]queueSpec, error) {
+func loadConfigFile(path string) ([]queueSpec, []mappingSpec, error) {
 	var file struct {
 		Queues []struct {
 			Name       string                     `json:"name"`
 			Attributes map[string]json.RawMessage `json:"attributes"`
 		} `json:"queues"`
+		EventSourceMappings []mappingJSON `json:"eventSourceMappings"`
 	}
 	data, err := decodeFileData("config", path, &file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	offsets := queueOffsets(data)
 	qs := make([]queueSpec, 0, len(file.Queues))
@@ -419,13 +438,13 @@ func loadConfig(path string) ([]queueSpec, error) {
 			at = where(path, data, offsets[i])
 		}
 		if fq.Name == "" {
-			return nil, fmt.Errorf("config %s: queue %d has no name", at, i)
+			return nil, nil, fmt.Errorf("config %s: queue %d has no name", at, i)
 		}
 		q := queueSpec{Name: fq.Name, origin: "config " + at}
 		for k, raw := range fq.Attributes {
 			v, err := attributeValue(raw)
 			if err != nil {
-				return nil, fmt.Errorf("config %s: queue %s: attribute %s: %w", at, fq.Name, k, err)
+				return nil, nil, fmt.Errorf("config %s: queue %s: attribute %s: %w", at, fq.Name, k, err)
 			}
 			if q.Attributes == nil {
 				q.Attributes = make(map[string]string)
@@ -434,7 +453,11 @@ func loadConfig(path string) ([]queueSpec, error) {
 		}
 		qs = append(qs, q)
 	}
-	return qs, nil
+	ms, err := mappingSpecs(path, data, file.EventSourceMappings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return qs, ms, nil
 }
 
 // attributeValue turns a JSON attribute value into the string SQS takes.

@@ -105,6 +105,10 @@ func kindOf(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Pointer:
+		return kindOf(t.Elem())
 	}
 	return "a number"
 }
@@ -122,7 +126,11 @@ func article(v string) string {
 
 // queueOffsets returns the offset of each element of the top-level "queues" list of a config file that
 // decodes, in order, so that an error about a queue can name its line; nil if there is none.
-func queueOffsets(data []byte) []int64 {
+func queueOffsets(data []byte) []int64 { return listOffsets(data, "queues") }
+
+// listOffsets returns the offset of each element of the top-level list called name of a config file that
+// decodes, in order; nil if there is none.
+func listOffsets(data []byte, name string) []int64 {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
@@ -133,7 +141,7 @@ func queueOffsets(data []byte) []int64 {
 		if err != nil {
 			return out
 		}
-		if k, _ := key.(string); !strings.EqualFold(k, "queues") {
+		if k, _ := key.(string); !strings.EqualFold(k, name) {
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
 				return out
@@ -143,7 +151,7 @@ func queueOffsets(data []byte) []int64 {
 		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 			return out
 		}
-		out = out[:0] // a later "queues" key wins, as it does for encoding/json
+		out = out[:0] // a later key of that name wins, as it does for encoding/json
 		for dec.More() {
 			at := dec.InputOffset()
 			for at < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n,"), data[at]) >= 0 {

@@ -9,6 +9,7 @@ require (
 	github.com/fifoq/fifoq v0.1.0
 	github.com/fifoq/fifoq/durable v0.1.0
 	github.com/fifoq/fifoq/fifoqprom v0.1.0
+	github.com/fifoq/fifoq/lambdaevents v0.1.0
 	github.com/prometheus/client_golang v1.24.1
 	github.com/stretchr/testify v1.12.1
 )
@@ -17,6 +18,7 @@ require (
 	github.com/DataDog/zstd v1.5.7 // indirect
 	github.com/RaduBerinde/axisds v0.1.0 // indirect
 	github.com/RaduBerinde/btreemap v0.0.0-20250419174037-3d62b7205d54 // indirect
+	github.com/aws/aws-lambda-go v1.54.0 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.10 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.10 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -26,6 +26,23 @@
 //
 //	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": true, "VisibilityTimeout": 60}}]}
 //
+// # Event source mappings
+//
+// The config file's "eventSourceMappings" run Lambda's SQS event source mapping from a queue of the server to
+// a function URL, for functions in any language (the Lambda Runtime Interface Emulator of a function's
+// container image, typically), with AWS's field names and checks:
+//
+//	{"eventSourceMappings": [{"queue": "orders.fifo", "functionUrl": "http://127.0.0.1:9000/2015-03-31/functions/function/invocations",
+//	  "batchSize": 10, "functionResponseTypes": ["ReportBatchItemFailures"], "functionTimeout": 3}]}
+//
+// Each batch is POSTed as the JSON Lambda sends and settled by the answer as Lambda reads it (package
+// github.com/fifoq/fifoq/lambdaevents). A mapping names its queue by name (in --account-id and --region) or
+// ARN; a queue the server does not hold, or a field out of AWS's range, stops the start with status 2. The
+// mappings are declared, as the queues are: with --data-dir they come from --config at each start, and the
+// messages in flight at a stop come back after their visibility timeout. Their metrics are on /metrics
+// (fifoq_mapping_*), the console shows them on their queues' pages, and a function that is down is backed off
+// from. docs/event-source-mappings.md has the fields and the choices.
+//
 // # Access
 //
 // The server listens on loopback unless given --allow-remote. It checks the AWS Signature Version 4 of every
@@ -70,7 +87,9 @@
 //
 // Logs go to stderr, as text or JSON (--log-format), at --log-level: start and stop at Info; a line per
 // request at Debug (action, queue, protocol, status, code, request_id, duration); server errors at Error;
-// moves to a dead-letter queue at Warn (queue, dead_letter_queue, message_id, receive_count, group).
+// moves to a dead-letter queue at Warn (queue, dead_letter_queue, message_id, receive_count, group); each
+// event source mapping at start, and its failed invocations and unreachable function (queue, function_url,
+// ...; package lambdaevents) at Warn.
 package main
 
 import (

@@ -20,6 +20,7 @@ import (
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/fifoqprom"
+	"github.com/fifoq/fifoq/fifoqweb"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -118,6 +119,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		}
 	}
 
+	ms, err := newMappings(api, cfg, logger) // mappings_serve.go
+	if err != nil {
+		return err
+	}
+
 	lc := new(net.ListenConfig)
 	ln, err := lc.Listen(ctx, "tcp", cfg.addr)
 	if err != nil {
@@ -132,13 +138,14 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 			return fmt.Errorf("--metrics-addr: %w", err)
 		}
 		reg := newMetricsRegistry(api, stored, requests)
+		reg.MustRegister(fifoqprom.NewMappingCollector(ms.metrics))
 		o.metricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,
 		})
 	}
 
-	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger)
+	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger, fifoqweb.WithMappings(ms.views))
 	if err != nil {
 		ln.Close()
 		if o.metrics != nil {
@@ -167,7 +174,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	if consoleURL != "" {
 		fmt.Fprintln(stdout, consoleURL)
 	}
-	return serveHTTP(ctx, o)
+	ms.start(ctx, api.Catalog())
+	err = serveHTTP(ctx, o)
+	return cmp.Or(err, ms.stop())
 }
 
 // newLogger returns the logger of cfg, on w.
