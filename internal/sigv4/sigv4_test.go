@@ -2,7 +2,9 @@ package sigv4
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestScopeAndNamespace(t *testing.T) {
@@ -24,10 +26,12 @@ func TestScopeAndNamespace(t *testing.T) {
 func TestVerifyRefusesAnotherService(t *testing.T) {
 	t.Parallel()
 	r := httptest.NewRequest("POST", "http://localhost/", nil)
-	r.Header.Set("X-Amz-Date", "20990101T000000Z")
-	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20990101/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=x")
+	now := time.Now().UTC()
+	r.Header.Set("X-Amz-Date", now.Format("20060102T150405Z"))
+	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/"+now.Format("20060102")+
+		"/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=x")
 	err := Verify(r, nil, func(string) (string, bool) { return "s", true }, "us-east-1", "sns")
-	if err == nil || err.Code != CodeSignatureDoesNotMatch {
+	if err == nil || err.Code != CodeSignatureDoesNotMatch || !strings.Contains(err.Message, "service: us-east-1, sns.") {
 		t.Fatalf("Verify = %v, want %s", err, CodeSignatureDoesNotMatch)
 	}
 }
