@@ -123,7 +123,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	o := serveOptions{api: ln, handler: api, beginShutdown: api.BeginShutdown, logger: logger,
+	handler, err := withTopics(cfg, api, logger) // SNS beside SQS: topics.go
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	o := serveOptions{api: ln, handler: handler, beginShutdown: api.BeginShutdown, logger: logger,
 		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes,
 		failed: api.Failed(), storeErr: api.Err}
 	if cfg.metricsAddr != "" {
