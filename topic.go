@@ -420,6 +420,10 @@ func (s *Subscription) Queue() *Queue {
 	return s.target.queue()
 }
 
+// QueueName returns the name of the subscribed queue: its [Queue.Name], or for a subscription of a
+// [Catalog] the name its endpoint gives, whether the catalogue holds such a queue or not.
+func (s *Subscription) QueueName() string { return s.queueName() }
+
 // queueFIFO reports whether the subscribed queue is a FIFO queue, by its name for a Catalog's subscription.
 func (s *Subscription) queueFIFO() bool {
 	if s.queue != nil {

@@ -56,16 +56,21 @@ func (c *call) message(prefix, attrMember string) (fifoq.TopicMessage, error) {
 	return m, nil
 }
 
-// publishOptions returns the options of a publish: envelopes that name the endpoint the request reached, and
-// are signed when the server signs.
-func (s *Server) publishOptions(c *call) []fifoq.PublishOption {
-	ep := c.endpoint()
-	opts := []fifoq.PublishOption{fifoq.WithPublishEndpoint(ep)}
+// PublishOptions returns the options with which a program publishes to the server's topics as the server
+// does for a client that reached it at endpoint (such as "http://127.0.0.1:9324"): envelopes that name it
+// (UnsubscribeURL) and, with WithSigningKey, are signed with the server's key and name its certificate
+// there. Command fifoq's console publishes so.
+func (s *Server) PublishOptions(endpoint string) []fifoq.PublishOption {
+	opts := []fifoq.PublishOption{fifoq.WithPublishEndpoint(endpoint)}
 	if s.signing != nil {
-		opts = append(opts, fifoq.WithPublishSigner(fifoq.RSASigner{Key: s.signing.key, CertURL: ep + s.signing.path}))
+		opts = append(opts, fifoq.WithPublishSigner(fifoq.RSASigner{Key: s.signing.key, CertURL: endpoint + s.signing.path}))
 	}
 	return opts
 }
+
+// publishOptions returns the options of a publish: envelopes that name the endpoint the request reached, and
+// are signed when the server signs.
+func (s *Server) publishOptions(c *call) []fifoq.PublishOption { return s.PublishOptions(c.endpoint()) }
 
 func publish(s *Server, c *call) (*xmlOut, error) {
 	param := "TopicArn"

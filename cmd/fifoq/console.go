@@ -40,7 +40,7 @@ func checkConsole(cfg serveConfig) error {
 // Its redrives are api's move tasks, as those of StartMessageMoveTask are. With
 // credentials, every request needs an HTTP basic login: an access key id and its secret.
 func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, api *sqsapi.Server,
-	logger *slog.Logger) (url string, stop func(), err error) {
+	logger *slog.Logger, extra ...fifoqweb.Option) (url string, stop func(), err error) {
 	if cfg.consoleAddr == "" {
 		return "", func() {}, nil
 	}
@@ -48,8 +48,8 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, ap
 	if err != nil {
 		return "", nil, fmt.Errorf("--console-addr: %w", err)
 	}
-	console := fifoqweb.New(api.NamedQueues, fifoqweb.WithReadOnly(cfg.consoleReadOnly), fifoqweb.WithMoveTasks(api),
-		fifoqweb.WithVersion("fifoq "+shortVersion(debug.ReadBuildInfo)))
+	console := fifoqweb.New(api.NamedQueues, append([]fifoqweb.Option{fifoqweb.WithReadOnly(cfg.consoleReadOnly),
+		fifoqweb.WithMoveTasks(api), fifoqweb.WithVersion("fifoq " + shortVersion(debug.ReadBuildInfo))}, extra...)...)
 	var h http.Handler = console
 	if cfg.credentials != nil {
 		h = basicAuth(maps.Clone(cfg.credentials), h, newLoginThrottle(time.Now), logger)

@@ -123,7 +123,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	handler, err := withTopics(cfg, api, logger) // SNS beside SQS: topics.go
+	sns, handler, err := withTopics(cfg, api, logger) // SNS beside SQS: topics.go
 	if err != nil {
 		ln.Close()
 		return err
@@ -143,7 +143,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		})
 	}
 
-	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger)
+	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger, consoleTopics(api, sns, "http://"+ln.Addr().String()))
 	if err != nil {
 		ln.Close()
 		if o.metrics != nil {

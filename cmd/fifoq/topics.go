@@ -19,6 +19,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/fifoqprom"
+	"github.com/fifoq/fifoq/fifoqweb"
 	"github.com/fifoq/fifoq/snsapi"
 	"github.com/fifoq/fifoq/sqsapi"
 )
@@ -30,10 +31,10 @@ const signingDir = "sns-signing"
 // withTopics returns the handler of the endpoint: the SNS API (package snsapi, over api's catalogue) beside
 // api's SQS API, told apart by snsapi.Route. Envelopes are signed with a key of dataDir's signingDir, made
 // there on the first start, or with a key made for this run when the server keeps nothing on disk.
-func withTopics(cfg serveConfig, api *sqsapi.Server, logger *slog.Logger) (http.Handler, error) {
+func withTopics(cfg serveConfig, api *sqsapi.Server, logger *slog.Logger) (*snsapi.Server, http.Handler, error) {
 	key, certPEM, err := signingKey(cfg.dataDir)
 	if err != nil {
-		return nil, fmt.Errorf("the signing key of SNS envelopes: %w", err)
+		return nil, nil, fmt.Errorf("the signing key of SNS envelopes: %w", err)
 	}
 	opts := []snsapi.Option{snsapi.WithLogger(logger), snsapi.WithRegion(cfg.region), snsapi.WithAccountID(cfg.account),
 		snsapi.WithSigningKey(key, certPEM)}
@@ -44,7 +45,14 @@ func withTopics(cfg serveConfig, api *sqsapi.Server, logger *slog.Logger) (http.
 			return secret, ok
 		}))
 	}
-	return snsapi.Route(snsapi.NewServer(api.Catalog(), opts...), api), nil
+	sns := snsapi.NewServer(api.Catalog(), opts...)
+	return sns, snsapi.Route(sns, api), nil
+}
+
+// consoleTopics returns the console's option that shows api's topics, whose publish form publishes as a
+// client of the endpoint does.
+func consoleTopics(api *sqsapi.Server, sns *snsapi.Server, endpoint string) fifoqweb.Option {
+	return fifoqweb.WithTopics(namedTopics(api), sns.PublishOptions(endpoint)...)
 }
 
 // signingKey returns the RSA key and self-signed certificate (PEM) of SNS envelopes: those of dataDir's
