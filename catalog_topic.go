@@ -47,8 +47,8 @@ type CatalogTopic struct {
 
 // A QueueKey names a queue of a catalogue by its namespace and name, whether the catalogue holds it or not.
 type QueueKey struct {
-	Namespace Namespace
-	Name      string
+	Namespace Namespace // the queue's namespace
+	Name      string    // its name there
 }
 
 // A SubscriptionDefinition is what a catalogue keeps of a subscription of a topic to a queue (SNS's sqs
@@ -59,10 +59,12 @@ type SubscriptionDefinition struct {
 	Queue QueueKey
 	// Owner is the account that subscribed it.
 	Owner string
-	// RawMessageDelivery, FilterPolicy and FilterPolicyScope are those of [SubscriptionAttributes].
+	// RawMessageDelivery is that of [SubscriptionAttributes].
 	RawMessageDelivery bool
-	FilterPolicy       string
-	FilterPolicyScope  FilterPolicyScope
+	// FilterPolicy is that of [SubscriptionAttributes]: SNS's JSON, "" for none.
+	FilterPolicy string
+	// FilterPolicyScope is that of [SubscriptionAttributes]; the catalogue keeps MessageAttributes for "".
+	FilterPolicyScope FilterPolicyScope
 	// DeadLetterQueue is the queue that receives what cannot be delivered (RedrivePolicy's
 	// deadLetterTargetArn), nil for none. As Queue, it is looked up at each failure.
 	DeadLetterQueue *QueueKey
