@@ -35,11 +35,7 @@ func init() {
 // action names do not overlap, which is how Route tells an unsigned query request's service.
 func IsAction(action string) bool { _, ok := actions[action]; return ok }
 
-// topicARN returns the ARN of the topic name of ns.
-func topicARN(ns fifoq.Namespace, name string) string {
-	return "arn:" + partition(ns.Region) + ":sns:" + ns.Region + ":" + ns.Account + ":" + name
-}
-
+// partition returns the ARN partition of region.
 func partition(region string) string {
 	switch {
 	case strings.HasPrefix(region, "cn-"):
