@@ -71,6 +71,10 @@ type Catalog struct {
 	namesMu sync.RWMutex
 	names   map[string]catalogKey
 
+	// topics holds the catalogue's topics (catalog_topic.go), made on first use.
+	topicsOnce sync.Once
+	topics     *topicBook
+
 	// tasksMu guards the fields below. It is taken last: no other lock is taken while it is held.
 	tasksMu sync.Mutex
 	tasks   map[string]*catalogTask // by id: the tasks of the entries' lists

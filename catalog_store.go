@@ -255,6 +255,7 @@ type storedCatalog struct {
 	queues  map[string]*storedQueue
 	deleted map[string]deletedRecord
 	tasks   map[string][]storedTask
+	topics  storedTopics
 }
 
 type storedQueue struct {
@@ -323,6 +324,8 @@ func (c *Catalog) readRecords() (*storedCatalog, error) {
 				err = fmt.Errorf("name %q, deleted at %d", d.Name, d.At)
 			}
 			sc.deleted[string(k[2:])] = d
+		case k[1] == catalogTopicKind || k[1] == catalogSubscriptionKind:
+			_, err = readTopicRecord(&sc.topics, k, v)
 		case k[1] == kindCatalogTask:
 			var fn string
 			var t storedTask
@@ -418,6 +421,9 @@ func (c *Catalog) recover(sc *storedCatalog) error {
 		return err
 	}
 	if err := c.recoverTasks(sc.tasks, tidy); err != nil {
+		return err
+	}
+	if err := c.recoverTopics(&sc.topics, tidy); err != nil {
 		return err
 	}
 	// No sync: what is not durable is tidied again at the next open.

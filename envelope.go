@@ -145,7 +145,7 @@ func (t *Topic) envelope(s *Subscription, p *publication) (Envelope, error) {
 		Subject:        p.msg.Subject,
 		Message:        p.content,
 		Timestamp:      p.timestamp,
-		UnsubscribeURL: t.cfg.endpoint + "/?Action=Unsubscribe&SubscriptionArn=" + s.arn,
+		UnsubscribeURL: *p.out.endpoint + "/?Action=Unsubscribe&SubscriptionArn=" + s.arn,
 	}
 	if len(p.msg.Attributes) > 0 {
 		e.MessageAttributes = make(map[string]EnvelopeAttribute, len(p.msg.Attributes))
@@ -164,7 +164,7 @@ func (t *Topic) envelope(s *Subscription, p *publication) (Envelope, error) {
 	if e.SignatureVersion == "" {
 		e.SignatureVersion = "1"
 	}
-	signer := t.cfg.signer
+	signer := *p.out.signer
 	if signer == nil {
 		return e, nil
 	}

@@ -62,6 +62,7 @@ type topicConfig struct {
 	account  string
 	endpoint string
 	signer   Signer
+	seqFloor uint64 // the sequence number before the first
 }
 
 // A TopicOption sets a topic attribute at [NewTopic].
@@ -101,6 +102,13 @@ func WithTopicEndpoint(endpoint string) TopicOption {
 	return func(cfg *topicConfig) { cfg.endpoint = strings.TrimSuffix(endpoint, "/") }
 }
 
+// withTopicSequenceFloor makes a FIFO topic number its messages from a number taken from now, so that a
+// Catalog's topic, made again at each restart, keeps its sequence numbers increasing across restarts (a
+// million a millisecond).
+func withTopicSequenceFloor(now time.Time) TopicOption {
+	return func(cfg *topicConfig) { cfg.seqFloor = uint64(max(now.UnixMilli(), 0)) * 1_000_000 }
+}
+
 // WithTopicSigner makes a standard topic sign its envelopes with s, which also gives their SigningCertURL.
 // Without one an envelope has a SignatureVersion but an empty Signature and SigningCertURL, so a consumer
 // that checks signatures refuses it. FIFO topics sign nothing, as on SNS.
@@ -131,15 +139,16 @@ func NewTopic(name string, opts ...TopicOption) (*Topic, error) {
 		cfg.endpoint = "https://sns." + cfg.region + ".amazonaws.com"
 	}
 	t := &Topic{
-		name:   name,
-		fifo:   fifo,
-		arn:    "arn:" + partition(cfg.region) + ":sns:" + cfg.region + ":" + cfg.account + ":" + name,
-		cfg:    cfg,
-		clock:  cfg.clock,
-		logger: cfg.logger,
-		epoch:  cfg.clock.Now(),
-		attrs:  cfg.attrs,
-		dedup:  newDedupWindow(),
+		name:    name,
+		fifo:    fifo,
+		arn:     "arn:" + partition(cfg.region) + ":sns:" + cfg.region + ":" + cfg.account + ":" + name,
+		cfg:     cfg,
+		clock:   cfg.clock,
+		logger:  cfg.logger,
+		epoch:   cfg.clock.Now(),
+		attrs:   cfg.attrs,
+		dedup:   newDedupWindow(),
+		nextSeq: cfg.seqFloor,
 	}
 	return t, nil
 }
@@ -250,11 +259,21 @@ func (t *Topic) nowLocked() tick {
 // A Subscription delivers a topic's messages to a queue (an SNS subscription with the sqs protocol). It is
 // safe for concurrent use. Make one with [Topic.Subscribe].
 type Subscription struct {
-	topic *Topic
-	queue *Queue
-	arn   string
-	cfg   atomic.Pointer[subscriptionConfig]
-	ended atomic.Bool // unsubscribed, or the topic deleted
+	topic  *Topic
+	queue  *Queue       // nil for a subscription of a Catalog, which names its queue (target)
+	target *queueTarget // a Catalog's subscription: the queue it names, looked up at each delivery
+	arn    string
+	cfg    atomic.Pointer[subscriptionConfig]
+	ended  atomic.Bool // unsubscribed, or the topic deleted
+}
+
+// A queueTarget is the queue a Catalog's subscription names, by namespace and name: a queue deleted and
+// created again gets the deliveries again, as SNS delivers to an ARN.
+type queueTarget struct {
+	key  catalogKey
+	fifo bool
+	// queue returns the queue of key now, nil when there is none.
+	queue func() *Queue
 }
 
 // SubscriptionAttributes are a subscription's settings, as SNS names them.
@@ -281,6 +300,9 @@ type SubscriptionAttributes struct {
 type subscriptionConfig struct {
 	attrs  SubscriptionAttributes
 	policy *FilterPolicy // nil without a filter policy
+	// dlq is the dead-letter queue a Catalog's subscription names, looked up at each failure; nil for none
+	// (and for a subscription made with Topic.Subscribe, whose attrs hold it).
+	dlq *queueTarget
 }
 
 // Subscribe subscribes q to the topic (Subscribe, with the sqs protocol and q's ARN as the endpoint) and
@@ -299,7 +321,7 @@ func (t *Topic) Subscribe(q *Queue, attrs SubscriptionAttributes) (*Subscription
 			"Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
 			"FIFO queue %s on standard topic %s", q.Name(), t.name)
 	}
-	cfg, err := t.subscriptionConfig(q, attrs, true)
+	cfg, err := t.subscriptionConfig(q.FIFO(), attrs, true)
 	if err != nil {
 		return nil, err
 	}
@@ -325,9 +347,9 @@ func (t *Topic) Subscribe(q *Queue, attrs SubscriptionAttributes) (*Subscription
 	return s, nil
 }
 
-// subscriptionConfig checks attrs for a subscription of q to t and parses its filter policy; subscribe says
-// whether the call is a Subscribe, whose messages SNS words differently.
-func (t *Topic) subscriptionConfig(q *Queue, attrs SubscriptionAttributes, subscribe bool) (*subscriptionConfig, error) {
+// subscriptionConfig checks attrs for a subscription of a queue (a FIFO queue when fifoQueue) to t and parses
+// its filter policy; subscribe says whether the call is a Subscribe, whose messages SNS words differently.
+func (t *Topic) subscriptionConfig(fifoQueue bool, attrs SubscriptionAttributes, subscribe bool) (*subscriptionConfig, error) {
 	if attrs.FilterPolicyScope == "" {
 		attrs.FilterPolicyScope = FilterPolicyScopeMessageAttributes
 	}
@@ -343,18 +365,44 @@ func (t *Topic) subscriptionConfig(q *Queue, attrs SubscriptionAttributes, subsc
 		cfg.policy = p
 	}
 	if d := attrs.DeadLetterQueue; d != nil {
-		switch {
-		case t.fifo && q.FIFO() && !d.FIFO():
-			return nil, invalidParameter(ErrInvalidSubscriptionRedrivePolicy,
-				"RedrivePolicy: must use a FIFO queue as DLQ for a FIFO Subscription to a FIFO Topic.",
-				"standard queue %s as the dead-letter queue of FIFO queue %s on FIFO topic %s", d.Name(), q.Name(), t.name)
-		case !t.fifo && d.FIFO():
-			return nil, invalidParameter(ErrInvalidSubscriptionRedrivePolicy,
-				"RedrivePolicy: must use a standard queue as DLQ for a Subscription to a standard Topic.",
-				"FIFO queue %s as the dead-letter queue of a subscription to standard topic %s", d.Name(), t.name)
+		if err := t.checkDeadLetterQueue(fifoQueue, d.FIFO(), d.Name()); err != nil {
+			return nil, err
 		}
 	}
 	return cfg, nil
+}
+
+// subscribeTarget adds a Catalog's subscription of target to t, with cfg, checked, and the ARN arn ("" for a
+// new one).
+func (t *Topic) subscribeTarget(target *queueTarget, cfg *subscriptionConfig, arn string) (*Subscription, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.deleted {
+		return nil, reject(ErrTopicNotFound, "%s", t.name)
+	}
+	if arn == "" {
+		arn = t.arn + ":" + newUUID()
+	}
+	s := &Subscription{topic: t, target: target, arn: arn}
+	s.cfg.Store(cfg)
+	t.subs = append(slices.Clone(t.subs), s)
+	return s, nil
+}
+
+// checkDeadLetterQueue checks that the dead-letter queue called name, a FIFO queue when fifoDLQ, may take
+// the failed messages of a subscription of a queue (FIFO when fifoQueue) to t.
+func (t *Topic) checkDeadLetterQueue(fifoQueue, fifoDLQ bool, name string) error {
+	switch {
+	case t.fifo && fifoQueue && !fifoDLQ:
+		return invalidParameter(ErrInvalidSubscriptionRedrivePolicy,
+			"RedrivePolicy: must use a FIFO queue as DLQ for a FIFO Subscription to a FIFO Topic.",
+			"standard queue %s as the dead-letter queue of a FIFO queue on FIFO topic %s", name, t.name)
+	case !t.fifo && fifoDLQ:
+		return invalidParameter(ErrInvalidSubscriptionRedrivePolicy,
+			"RedrivePolicy: must use a standard queue as DLQ for a Subscription to a standard Topic.",
+			"FIFO queue %s as the dead-letter queue of a subscription to standard topic %s", name, t.name)
+	}
+	return nil
 }
 
 // ARN returns the subscription's ARN (SubscriptionArn): the topic's ARN, a colon and a random UUID.
@@ -363,8 +411,26 @@ func (s *Subscription) ARN() string { return s.arn }
 // Topic returns the subscription's topic.
 func (s *Subscription) Topic() *Topic { return s.topic }
 
-// Queue returns the subscribed queue.
-func (s *Subscription) Queue() *Queue { return s.queue }
+// Queue returns the subscribed queue. For a subscription of a [Catalog], it is the queue its endpoint names
+// now, nil while the catalogue holds none.
+func (s *Subscription) Queue() *Queue {
+	if s.queue != nil {
+		return s.queue
+	}
+	return s.target.queue()
+}
+
+// QueueName returns the name of the subscribed queue: its [Queue.Name], or for a subscription of a
+// [Catalog] the name its endpoint gives, whether the catalogue holds such a queue or not.
+func (s *Subscription) QueueName() string { return s.queueName() }
+
+// queueFIFO reports whether the subscribed queue is a FIFO queue, by its name for a Catalog's subscription.
+func (s *Subscription) queueFIFO() bool {
+	if s.queue != nil {
+		return s.queue.FIFO()
+	}
+	return s.target.fifo
+}
 
 // Attributes returns the subscription's settings as they are now; FilterPolicyScope is never "".
 func (s *Subscription) Attributes() SubscriptionAttributes { return s.cfg.Load().attrs }
@@ -374,7 +440,10 @@ func (s *Subscription) Attributes() SubscriptionAttributes { return s.cfg.Load()
 // ..."). An unsubscribed subscription returns ErrSubscriptionNotFound. A publish under way delivers with the
 // settings it read, as SNS applies a change within a while.
 func (s *Subscription) SetAttributes(a SubscriptionAttributes) error {
-	cfg, err := s.topic.subscriptionConfig(s.queue, a, false)
+	if s.queue == nil {
+		panic("fifoq: Subscription.SetAttributes of a Catalog's subscription: use Catalog.SetSubscriptionAttributes")
+	}
+	cfg, err := s.topic.subscriptionConfig(s.queue.FIFO(), a, false)
 	if err != nil {
 		return err
 	}

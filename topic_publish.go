@@ -88,6 +88,7 @@ type publication struct {
 	dedupID string // FIFO: the explicit id or the content's SHA-256
 
 	messageID, seq, timestamp string
+	out                       publishConfig // the endpoint and signer of its envelopes
 }
 
 // prepare checks m as SNS's Publish does, in SNS's order, and returns it ready to publish; contentDedup is
@@ -296,6 +297,36 @@ func checkTopicAttributeName(name string) error {
 	return nil
 }
 
+// A PublishOption changes how one Publish or PublishBatch writes its envelopes.
+type PublishOption func(*publishConfig)
+
+// publishConfig holds what the options of a publish set; nil fields mean the topic's settings.
+type publishConfig struct {
+	endpoint *string
+	signer   *Signer
+}
+
+// WithPublishEndpoint makes the envelopes of this publish name endpoint as their SNS service
+// (UnsubscribeURL), in place of the topic's ([WithTopicEndpoint]): a server sets the URL its client reached
+// it at.
+func WithPublishEndpoint(endpoint string) PublishOption {
+	e := strings.TrimSuffix(endpoint, "/")
+	return func(c *publishConfig) { c.endpoint = &e }
+}
+
+// WithPublishSigner makes this publish sign its envelopes with s, in place of the topic's signer
+// ([WithTopicSigner]); a nil s signs nothing.
+func WithPublishSigner(s Signer) PublishOption { return func(c *publishConfig) { c.signer = &s } }
+
+// newPublishConfig applies opts over t's settings.
+func (t *Topic) newPublishConfig(opts []PublishOption) publishConfig {
+	c := publishConfig{endpoint: &t.cfg.endpoint, signer: &t.cfg.signer}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
 // Publish publishes one message (Publish): it checks m as SNS does, then delivers it to each subscribed queue
 // whose filter policy it matches, before it returns. A message SNS would refuse returns a sentinel error and
 // is delivered nowhere. A delivery a queue refuses does not fail the call: the message goes to the
@@ -303,7 +334,7 @@ func checkTopicAttributeName(name string) error {
 // whose deduplication id was accepted in the last 5 minutes is accepted but not delivered: the result has
 // Duplicate set and the original's MessageID and SequenceNumber. Deliveries go on if ctx is cancelled once
 // the message is accepted.
-func (t *Topic) Publish(ctx context.Context, m TopicMessage) (PublishResult, error) {
+func (t *Topic) Publish(ctx context.Context, m TopicMessage, opts ...PublishOption) (PublishResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PublishResult{}, err
 	}
@@ -311,6 +342,7 @@ func (t *Topic) Publish(ctx context.Context, m TopicMessage) (PublishResult, err
 	if err != nil {
 		return PublishResult{}, err
 	}
+	p.out = t.newPublishConfig(opts)
 	if t.fifo {
 		t.order.Lock()
 		defer t.order.Unlock()
@@ -330,7 +362,7 @@ func (t *Topic) Publish(ctx context.Context, m TopicMessage) (PublishResult, err
 // alone: its result is zero and the returned *BatchError names it, while the other entries are published
 // (entries reached after a concurrent [Topic.Delete] fail with ErrTopicNotFound).
 // Batch entries have no ids here: a front end maps each entry's Id to its position.
-func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage) ([]PublishResult, error) {
+func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage, opts ...PublishOption) ([]PublishResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -355,12 +387,14 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage) ([]PublishR
 	}
 	pubs := make([]*publication, len(ms))
 	var failed []EntryError
+	out := t.newPublishConfig(opts)
 	for i := range ms {
 		p, err := t.prepare(&ms[i], contentDedup)
 		if err != nil {
 			failed = append(failed, EntryError{Index: i, Err: err})
 			continue
 		}
+		p.out = out
 		pubs[i] = p
 	}
 	if t.fifo {
@@ -448,7 +482,11 @@ func (t *Topic) deliver(ctx context.Context, p *publication, subs []*Subscriptio
 		}
 		qm, err := t.queueMessage(s, cfg, p)
 		if err == nil {
-			_, err = s.queue.Send(ctx, qm)
+			if q := s.Queue(); q != nil {
+				_, err = q.Send(ctx, qm)
+			} else {
+				err = reject(ErrQueueDoesNotExist, "queue %s of %v", s.target.key.name, s.target.key.ns)
+			}
 		}
 		if err == nil {
 			t.counters.delivered.Add(1)
@@ -482,7 +520,7 @@ func (t *Topic) countFiltered(o filterOutcome) bool {
 // The error is a signer's: the message is then unsigned.
 func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *publication) (Message, error) {
 	qm := Message{GroupID: p.msg.GroupID}
-	if s.queue.FIFO() {
+	if s.queueFIFO() {
 		qm.DeduplicationID = p.dedupID
 	}
 	if cfg.attrs.RawMessageDelivery {
@@ -498,6 +536,9 @@ func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *public
 // redrive sends qm, which s's queue refused with cause, to s's dead-letter queue, and logs the failure.
 func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionConfig, p *publication, qm Message, cause error) {
 	dlq := cfg.attrs.DeadLetterQueue
+	if cfg.dlq != nil {
+		dlq = cfg.dlq.queue() // nil while the catalogue holds none: the message is lost
+	}
 	var dlqErr error
 	if dlq != nil {
 		dm := qm
@@ -518,7 +559,7 @@ func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionC
 	attrs := []slog.Attr{
 		slog.String(attrTopic, t.name),
 		slog.String(attrSubscription, s.arn),
-		slog.String(attrQueue, s.queue.Name()),
+		slog.String(attrQueue, s.queueName()),
 		slog.String(attrMessageID, p.messageID),
 		slog.Any(attrError, cause),
 	}
@@ -534,6 +575,15 @@ func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionC
 		}
 	}
 	t.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// queueName returns the fifoq name of the subscribed queue, or for a Catalog's subscription the name its
+// endpoint gives.
+func (s *Subscription) queueName() string {
+	if s.queue != nil {
+		return s.queue.Name()
+	}
+	return s.target.key.name
 }
 
 // The keys topics add to those of log.go.

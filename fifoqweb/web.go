@@ -27,14 +27,16 @@ var assets embed.FS
 // A Handler is the console: an http.Handler. It is safe for concurrent use. Use New; the zero Handler is
 // not usable.
 type Handler struct {
-	queues   func() map[string]*fifoq.Queue
-	readOnly bool
-	maxBody  int64
-	mux      *http.ServeMux
-	guard    http.Handler
-	pages    *template.Template
-	owner    MoveTasks // nil: the console runs its redrives itself
-	version  string    // shown in the header of every page; "" for none
+	topics      func() map[string]*fifoq.Topic // WithTopics; nil: no topics page
+	publishOpts []fifoq.PublishOption
+	queues      func() map[string]*fifoq.Queue
+	readOnly    bool
+	maxBody     int64
+	mux         *http.ServeMux
+	guard       http.Handler
+	pages       *template.Template
+	owner       MoveTasks // nil: the console runs its redrives itself
+	version     string    // shown in the header of every page; "" for none
 
 	// mappings gives the event source mappings of WithMappings; nil: none.
 	mappings func() []MappingView
@@ -109,6 +111,7 @@ func New(queues func() map[string]*fifoq.Queue, opts ...Option) *Handler {
 	h.mux.HandleFunc("GET /{$}", h.index)
 	h.mux.HandleFunc("GET /queue", h.queuePage)
 	h.mux.HandleFunc("GET /counts.json", h.counts)
+	h.mountTopics() // topics.go
 	for name, act := range actions {
 		h.mux.HandleFunc("POST /"+name, func(w http.ResponseWriter, r *http.Request) { h.act(w, r, name, act) })
 	}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/sigv4"
 )
 
 // The server's queues are a fifoq.Catalog's: this file spells their names as the wire does (URLs, ARNs) and
@@ -63,103 +64,14 @@ func (s *Server) defaultNS() fifoq.Namespace {
 // The account is the access key id of the credential scope when it is a 12-digit number, else the
 // server's default account.
 
-// requestNS returns the namespace of the request.
+// requestNS returns the namespace of the request (package sigv4 has the rule, which package snsapi shares).
 func (s *Server) requestNS(r *http.Request) fifoq.Namespace {
-	ns := fifoq.Namespace{Account: s.account}
-	keyID, region := credentialScope(r)
-	if isAccountID(keyID) {
-		ns.Account = keyID
-	}
-	switch {
-	case region == s.region || isRegionName(region):
-		ns.Region = region
-	default:
-		ns.Region = s.hostRegion(r.Host)
-	}
-	return ns
-}
-
-// credentialScope returns the access key id and region of the request's SigV4 credential scope, if any.
-func credentialScope(r *http.Request) (keyID, region string) {
-	cred := ""
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		i := strings.Index(auth, "Credential=")
-		if i < 0 {
-			return "", ""
-		}
-		cred = auth[i+len("Credential="):]
-		if j := strings.IndexAny(cred, ", "); j >= 0 {
-			cred = cred[:j]
-		}
-	} else if strings.Contains(r.URL.RawQuery, "X-Amz-Credential=") {
-		cred = r.URL.Query().Get("X-Amz-Credential")
-	}
-	keyID, rest, ok := strings.Cut(cred, "/")
-	if !ok {
-		return "", ""
-	}
-	_, rest, _ = strings.Cut(rest, "/") // the date
-	region, _, _ = strings.Cut(rest, "/")
-	return keyID, region
-}
-
-// hostRegion returns the first label of host that has the form of a region name, or the default region.
-func (s *Server) hostRegion(host string) string {
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
-		host = host[:i] // the port
-	}
-	for host != "" {
-		label, rest, _ := strings.Cut(host, ".")
-		if isRegionName(label) {
-			return label
-		}
-		host = rest
-	}
-	return s.region
-}
-
-// isRegionName reports whether v has the form of an AWS region name: lower-case words joined by hyphens,
-// the first of two letters, the last a number ("us-east-1", "eu-central-2", "us-gov-west-1").
-func isRegionName(v string) bool {
-	if len(v) < 6 || v[0] < 'a' || v[0] > 'z' || v[1] < 'a' || v[1] > 'z' || v[2] != '-' {
-		return false
-	}
-	words, digits := 1, 0 // words of letters so far, and digits after the last hyphen
-	for i := 3; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '-':
-			if digits > 0 || v[i-1] == '-' {
-				return false
-			}
-			words++
-		case 'a' <= c && c <= 'z':
-			if digits > 0 {
-				return false
-			}
-		case '0' <= c && c <= '9':
-			if digits == 0 && v[i-1] != '-' {
-				return false
-			}
-			digits++
-		default:
-			return false
-		}
-	}
-	return words >= 2 && digits > 0
+	account, region := sigv4.Namespace(r, s.account, s.region)
+	return fifoq.Namespace{Account: account, Region: region}
 }
 
 // isAccountID reports whether v is an AWS account id: 12 decimal digits.
-func isAccountID(v string) bool {
-	if len(v) != 12 {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isAccountID(v string) bool { return sigv4.IsAccountID(v) }
 
 // resolve returns the queue a QueueUrl names: a URL, whose path ends with /account/name (any host will
 // do; the region is the request's), or a queue name alone, in the request's account and region. A

@@ -19,6 +19,6 @@ func newMetricsRegistry(api *sqsapi.Server, st *fifoq.Store, requests *fifoqprom
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		fifoqprom.NewCollector(opts...), requests)
+		fifoqprom.NewCollector(opts...), requests, topicCollector(api))
 	return reg
 }

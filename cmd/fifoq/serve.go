@@ -129,7 +129,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	o := serveOptions{api: ln, handler: api, beginShutdown: api.BeginShutdown, logger: logger,
+	sns, handler, err := withTopics(cfg, api, logger) // SNS beside SQS: topics.go
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	o := serveOptions{api: ln, handler: handler, beginShutdown: api.BeginShutdown, logger: logger,
 		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes,
 		failed: api.Failed(), storeErr: api.Err}
 	if cfg.metricsAddr != "" {
@@ -145,7 +150,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		})
 	}
 
-	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger, fifoqweb.WithMappings(ms.views))
+	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger, fifoqweb.WithMappings(ms.views),
+		consoleTopics(api, sns, "http://"+ln.Addr().String()))
 	if err != nil {
 		ln.Close()
 		if o.metrics != nil {

@@ -1,0 +1,99 @@
+package fifoqweb
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/fifoq/fifoq"
+)
+
+// The topics page: every topic, its subscriptions with their filter policies and raw delivery, and a form
+// that publishes to it.
+
+// WithTopics makes the console show the topics that topics returns at each request, each under its key,
+// on a Topics page (/topics), with a form that publishes to a topic (unless the console is read-only), as
+// Publish does, with the options opts (a server's endpoint and signer: snsapi.Server.PublishOptions).
+func WithTopics(topics func() map[string]*fifoq.Topic, opts ...fifoq.PublishOption) Option {
+	return func(h *Handler) { h.topics, h.publishOpts = topics, opts }
+}
+
+// topicsPage is the data of the topics page.
+type topicsPage struct {
+	basePage
+	Topics  []topicView
+	Message string // the result of the last publish
+}
+
+type topicView struct {
+	Name          string
+	ARN           string
+	FIFO          bool
+	Metrics       fifoq.TopicMetrics
+	Subscriptions []subscriptionView
+}
+
+type subscriptionView struct {
+	ARN, Queue, FilterPolicy, Scope string
+	Raw                             bool
+}
+
+// mountTopics adds the topics page and its publish form to the console, when it has topics.
+func (h *Handler) mountTopics() {
+	if h.topics == nil {
+		return
+	}
+	h.mux.HandleFunc("GET /topics", h.topicsPage)
+	h.mux.HandleFunc("POST /publish", h.publish)
+}
+
+func (h *Handler) topicsPage(w http.ResponseWriter, r *http.Request) {
+	topics := h.topics()
+	p := topicsPage{basePage: basePage{Title: "Topics", ReadOnly: h.readOnly, CSRF: h.csrfToken(w, r), Version: h.version},
+		Message: r.URL.Query().Get("published")}
+	for _, name := range slices.Sorted(maps.Keys(topics)) {
+		t := topics[name]
+		if t == nil {
+			continue
+		}
+		v := topicView{Name: name, ARN: t.ARN(), FIFO: t.FIFO(), Metrics: t.Metrics()}
+		for _, s := range t.Subscriptions() {
+			a := s.Attributes()
+			v.Subscriptions = append(v.Subscriptions, subscriptionView{ARN: s.ARN(), Queue: s.QueueName(),
+				FilterPolicy: a.FilterPolicy, Scope: string(a.FilterPolicyScope), Raw: a.RawMessageDelivery})
+		}
+		p.Topics = append(p.Topics, v)
+	}
+	h.render(w, r, http.StatusOK, "topics", p)
+}
+
+// publish publishes the form's message to its topic, and goes back to the topics page.
+func (h *Handler) publish(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
+	if h.readOnly {
+		h.fail(w, r, http.StatusForbidden, "the console is read-only")
+		return
+	}
+	if !csrfOK(r) {
+		h.fail(w, r, http.StatusForbidden, "the form has expired: reload the page and try again")
+		return
+	}
+	t := h.topics()[r.PostFormValue("topic")]
+	if t == nil {
+		h.fail(w, r, http.StatusNotFound, "no topic "+r.PostFormValue("topic"))
+		return
+	}
+	m := fifoq.TopicMessage{Message: r.PostFormValue("message"), Subject: r.PostFormValue("subject"),
+		GroupID: r.PostFormValue("group"), DeduplicationID: r.PostFormValue("dedup")}
+	if name := strings.TrimSpace(r.PostFormValue("attr-name")); name != "" {
+		m.Attributes = map[string]fifoq.Attribute{name: {DataType: "String", StringValue: r.PostFormValue("attr-value")}}
+	}
+	res, err := t.Publish(context.WithoutCancel(r.Context()), m, h.publishOpts...)
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, "publish to "+r.PostFormValue("topic")+": "+fifoq.ErrorMessage(err))
+		return
+	}
+	http.Redirect(w, r, query("topics", "published", "published "+res.MessageID+" to "+r.PostFormValue("topic")), http.StatusSeeOther)
+}

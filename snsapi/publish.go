@@ -1,0 +1,205 @@
+package snsapi
+
+import (
+	"encoding/base64"
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/fifoq/fifoq"
+)
+
+// Publish and PublishBatch.
+
+// messageAttributes reads the message attributes of prefix.entry.N: Name, Value.DataType,
+// Value.StringValue, Value.BinaryValue (base64). member is the attribute map's name in a validation error.
+func (c *call) messageAttributes(prefix, member string) (map[string]fifoq.Attribute, error) {
+	var out map[string]fifoq.Attribute
+	for i := 1; ; i++ {
+		p := prefix + ".entry." + strconv.Itoa(i)
+		if !c.has(p + ".Name") {
+			return out, nil
+		}
+		name := c.get(p + ".Name")
+		if !c.has(p + ".Value.DataType") {
+			return nil, validationError(member + "." + name + ".member.dataType")
+		}
+		a := fifoq.Attribute{DataType: c.get(p + ".Value.DataType"), StringValue: c.get(p + ".Value.StringValue")}
+		if c.has(p + ".Value.BinaryValue") {
+			b, err := base64.StdEncoding.DecodeString(c.get(p + ".Value.BinaryValue"))
+			if err != nil {
+				return nil, newError("ParameterValueInvalid", "The message attribute '%s' has an invalid binary value.", name)
+			}
+			a.BinaryValue = b
+		}
+		if out == nil {
+			out = make(map[string]fifoq.Attribute)
+		}
+		out[name] = a
+	}
+}
+
+// message reads a message's parameters, under prefix ("" for Publish's, "PublishBatchRequestEntries.member.N."
+// for an entry's).
+func (c *call) message(prefix, attrMember string) (fifoq.TopicMessage, error) {
+	attrs, err := c.messageAttributes(prefix+"MessageAttributes", attrMember)
+	if err != nil {
+		return fifoq.TopicMessage{}, err
+	}
+	m := fifoq.TopicMessage{Message: c.get(prefix + "Message"), Subject: c.get(prefix + "Subject"),
+		MessageStructure: c.get(prefix + "MessageStructure"), GroupID: c.get(prefix + "MessageGroupId"),
+		DeduplicationID: c.get(prefix + "MessageDeduplicationId"), Attributes: attrs}
+	if c.has(prefix+"Subject") && m.Subject == "" {
+		return m, invalidParameter("Subject", "") // an empty Subject given, which fifoq.Publish reads as none
+	}
+	return m, nil
+}
+
+// PublishOptions returns the options with which a program publishes to the server's topics as the server
+// does for a client that reached it at endpoint (such as "http://127.0.0.1:9324"): envelopes that name it
+// (UnsubscribeURL) and, with WithSigningKey, are signed with the server's key and name its certificate
+// there. Command fifoq's console publishes so.
+func (s *Server) PublishOptions(endpoint string) []fifoq.PublishOption {
+	opts := []fifoq.PublishOption{fifoq.WithPublishEndpoint(endpoint)}
+	if s.signing != nil {
+		opts = append(opts, fifoq.WithPublishSigner(fifoq.RSASigner{Key: s.signing.key, CertURL: endpoint + s.signing.path}))
+	}
+	return opts
+}
+
+// publishOptions returns the options of a publish: envelopes that name the endpoint the request reached, and
+// are signed when the server signs.
+func (s *Server) publishOptions(c *call) []fifoq.PublishOption { return s.PublishOptions(c.endpoint()) }
+
+func publish(s *Server, c *call) (*xmlOut, error) {
+	param := "TopicArn"
+	switch {
+	case c.get("PhoneNumber") != "":
+		return nil, invalidParameter("PhoneNumber", "fifoq does not send SMS")
+	case c.get("TopicArn") == "" && c.get("TargetArn") != "":
+		param = "TargetArn"
+	}
+	t, err := s.topicOf(c, param)
+	if ae, ok := err.(*apiError); ok && param == "TargetArn" && ae.code == "NotFound" {
+		return nil, invalidParameter("TargetArn", "No endpoint found for the target arn specified")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !c.has("Message") {
+		return nil, validationError("message")
+	}
+	m, err := c.message("", "messageAttributes")
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Topic.Publish(c.r.Context(), m, s.publishOptions(c)...)
+	if err != nil {
+		return nil, err
+	}
+	var x xmlOut
+	x.elem("MessageId", res.MessageID)
+	if res.SequenceNumber != "" {
+		x.elem("SequenceNumber", res.SequenceNumber)
+	}
+	return &x, nil
+}
+
+// validBatchID reports whether id is a valid batch entry id: 1..80 alphanumerics, hyphens and underscores.
+func validBatchID(id string) bool {
+	if id == "" || len(id) > 80 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func publishBatch(s *Server, c *call) (*xmlOut, error) {
+	t, err := s.topicOf(c, "TopicArn")
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	var ms []fifoq.TopicMessage
+	for i := 1; ; i++ {
+		p := "PublishBatchRequestEntries.member." + strconv.Itoa(i) + "."
+		if !c.has(p+"Id") && !c.has(p+"Message") {
+			break
+		}
+		if i > fifoq.MaxBatchEntries {
+			return nil, newError("TooManyEntriesInBatchRequest", "The batch request contains more entries than permissible.")
+		}
+		id := c.get(p + "Id")
+		if !validBatchID(id) {
+			return nil, newError("InvalidBatchEntryId", "The Id of a batch entry in a batch request doesn't abide by the specification.")
+		}
+		if slices.Contains(ids, id) {
+			return nil, newError("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id.")
+		}
+		m, err := c.message(p, "publishBatchRequestEntries."+strconv.Itoa(i)+".member.messageAttributes")
+		if err != nil {
+			return nil, err
+		}
+		ids, ms = append(ids, id), append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, newError("EmptyBatchRequest", "The batch request doesn't contain any entries.")
+	}
+	// SNS refuses the whole request for an entry that breaks a rule of the message (recorded from AWS:
+	// ParameterValueInvalid for an attribute, InvalidParameter for a message structure); fifoq.PublishBatch
+	// reports them by entry, so they are turned back into the request's error.
+	results, err := t.Topic.PublishBatch(c.r.Context(), ms, s.publishOptions(c)...)
+	var be *fifoq.BatchError
+	if errors.As(err, &be) {
+		failed := make(map[int]error)
+		for _, e := range be.Entries {
+			if !errors.Is(e.Err, fifoq.ErrTopicNotFound) {
+				return nil, e.Err
+			}
+			failed[e.Index] = e.Err
+		}
+		return batchOut(ids, results, failed), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return batchOut(ids, results, nil), nil
+}
+
+func batchOut(ids []string, results []fifoq.PublishResult, failed map[int]error) *xmlOut {
+	var x xmlOut
+	x.open("Successful", "")
+	for i, r := range results {
+		if failed[i] != nil {
+			continue
+		}
+		x.open("member", "")
+		x.elem("Id", ids[i])
+		x.elem("MessageId", r.MessageID)
+		if r.SequenceNumber != "" {
+			x.elem("SequenceNumber", r.SequenceNumber)
+		}
+		x.close("member")
+	}
+	x.close("Successful")
+	x.open("Failed", "")
+	for _, i := range slices.Sorted(maps.Keys(failed)) {
+		ae := toAPIError(failed[i])
+		x.open("member", "")
+		x.elem("Id", ids[i])
+		x.elem("Code", ae.code)
+		x.elem("Message", ae.message)
+		x.elem("SenderFault", "true")
+		x.close("member")
+	}
+	x.close("Failed")
+	return &x
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,274 @@
+package snsapi
+
+import (
+	"encoding/json"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/fifoq/fifoq"
+)
+
+// Subscriptions: the sqs protocol, to the catalogue's queues by ARN.
+
+// protocols are the protocols SNS knows; of them, fifoq delivers to sqs only.
+var protocols = map[string]bool{"http": true, "https": true, "email": true, "email-json": true, "sms": true,
+	"sqs": true, "application": true, "lambda": true, "firehose": true}
+
+// queueOfARN returns the queue an SQS ARN names.
+func queueOfARN(arn string) (fifoq.QueueKey, bool) {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[3] == "" || parts[4] == "" || parts[5] == "" ||
+		strings.Contains(parts[5], ":") || strings.Contains(parts[5], "/") {
+		return fifoq.QueueKey{}, false
+	}
+	return fifoq.QueueKey{Namespace: fifoq.Namespace{Account: parts[4], Region: parts[3]}, Name: parts[5]}, true
+}
+
+func queueARN(k fifoq.QueueKey) string {
+	return "arn:" + partition(k.Namespace.Region) + ":sqs:" + k.Namespace.Region + ":" + k.Namespace.Account + ":" + k.Name
+}
+
+// storedSubscriptionAttributes are the attributes of a subscription that fifoq keeps and shows but does not
+// act on.
+var storedSubscriptionAttributes = map[string]bool{"DeliveryPolicy": true, "SubscriptionRoleArn": true, "ReplayPolicy": true}
+
+// setSubscriptionAttribute sets the attribute name of d to value; the error says what SNS says, which a
+// Subscribe prefixes with "Attributes Reason: ".
+func setSubscriptionAttribute(d *fifoq.SubscriptionDefinition, name, value string) (reason string, err *apiError) {
+	switch {
+	case name == "RawMessageDelivery":
+		switch strings.ToLower(value) {
+		case "true":
+			d.RawMessageDelivery = true
+		case "false":
+			d.RawMessageDelivery = false
+		default:
+			return "RawMessageDelivery: Invalid value [" + value + "]. Must be true or false.", nil
+		}
+	case name == "FilterPolicy":
+		d.FilterPolicy = value
+	case name == "FilterPolicyScope":
+		d.FilterPolicyScope = fifoq.FilterPolicyScope(value)
+	case name == "RedrivePolicy":
+		if value == "" {
+			d.DeadLetterQueue = nil
+			return "", nil
+		}
+		var p struct {
+			DeadLetterTargetArn string `json:"deadLetterTargetArn"`
+		}
+		if err := json.Unmarshal([]byte(value), &p); err != nil {
+			return "RedrivePolicy: failed to parse JSON. " + err.Error(), nil
+		}
+		k, ok := queueOfARN(p.DeadLetterTargetArn)
+		if !ok {
+			return "RedrivePolicy: deadLetterTargetArn is an invalid arn", nil
+		}
+		d.DeadLetterQueue = &k
+	case storedSubscriptionAttributes[name]:
+		if d.Stored == nil {
+			d.Stored = make(map[string]string)
+		}
+		if value == "" {
+			delete(d.Stored, name)
+		} else {
+			d.Stored[name] = value
+		}
+	default:
+		return "", invalidParameter("AttributeName", "")
+	}
+	return "", nil
+}
+
+func subscribe(s *Server, c *call) (*xmlOut, error) {
+	t, err := s.topicOf(c, "TopicArn")
+	if err != nil {
+		return nil, err
+	}
+	protocol, endpoint := c.get("Protocol"), c.get("Endpoint")
+	switch {
+	case !c.has("Protocol"):
+		return nil, validationError("protocol")
+	case !protocols[protocol]:
+		return nil, invalidParameter("Amazon SNS does not support this protocol string: "+protocol, "")
+	case protocol != "sqs":
+		return nil, invalidParameter("Amazon SNS does not support this protocol string: "+protocol,
+			"fifoq delivers to the sqs protocol only")
+	}
+	q, ok := queueOfARN(endpoint)
+	if !ok {
+		return nil, invalidParameter("SQS endpoint ARN", "")
+	}
+	d := fifoq.SubscriptionDefinition{Queue: q, Owner: c.ns.Account}
+	attrs := c.entries("Attributes")
+	for _, n := range sortedKeys(attrs) {
+		reason, aerr := setSubscriptionAttribute(&d, n, attrs[n])
+		if aerr != nil {
+			return nil, aerr
+		}
+		if reason != "" {
+			return nil, invalidParameter("Attributes", reason)
+		}
+	}
+	sub, err := s.cat.Subscribe(c.r.Context(), t.Namespace, t.Name, d)
+	if err != nil {
+		return nil, err
+	}
+	var x xmlOut
+	x.elem("SubscriptionArn", sub.ARN)
+	return &x, nil
+}
+
+// subscriptionOf returns the subscription a SubscriptionArn parameter names.
+func (s *Server) subscriptionOf(c *call) (fifoq.CatalogSubscription, error) {
+	arn := c.get("SubscriptionArn")
+	svc, ns, resource, err := parseARN("SubscriptionArn", arn)
+	if err != nil {
+		return fifoq.CatalogSubscription{}, err
+	}
+	_, id, ok := strings.Cut(resource, ":")
+	if svc != "sns" || !ok || !isUUID(id) || ns.Region != c.ns.Region {
+		return fifoq.CatalogSubscription{}, invalidParameter("SubscriptionId", "")
+	}
+	sub, ok := s.cat.Subscription(arn)
+	if !ok {
+		return fifoq.CatalogSubscription{}, newError("NotFound", "Subscription does not exist")
+	}
+	return sub, nil
+}
+
+// isUUID reports whether s has the form of a UUID.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func unsubscribe(s *Server, c *call) (*xmlOut, error) {
+	sub, err := s.subscriptionOf(c)
+	if ae, ok := err.(*apiError); ok && ae.code == "NotFound" {
+		return nil, nil // SNS answers an Unsubscribe of a subscription that does not exist with success
+	}
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.cat.Unsubscribe(c.r.Context(), sub.ARN)
+}
+
+// confirmSubscription confirms nothing: fifoq's sqs subscriptions are confirmed when they are made, and it
+// sends no confirmation tokens, so every token is one SNS does not know.
+func confirmSubscription(s *Server, c *call) (*xmlOut, error) {
+	if _, err := s.topicOf(c, "TopicArn"); err != nil {
+		if ae, ok := err.(*apiError); ok && ae.code == "InvalidParameter" {
+			return nil, invalidParameter("Topic", "")
+		}
+		return nil, err
+	}
+	if !c.has("Token") {
+		return nil, validationError("token")
+	}
+	return nil, invalidParameter("Token", "")
+}
+
+// subscriptionsOut writes a list of subscriptions and its next token.
+func subscriptionsOut(subs []fifoq.CatalogSubscription, next string) *xmlOut {
+	var x xmlOut
+	x.open("Subscriptions", "")
+	for _, sub := range subs {
+		x.open("member", "")
+		x.elem("Owner", sub.Definition.Owner)
+		x.elem("Endpoint", queueARN(sub.Definition.Queue))
+		x.elem("Protocol", "sqs")
+		x.elem("SubscriptionArn", sub.ARN)
+		x.elem("TopicArn", sub.Topic.Topic.ARN())
+		x.close("member")
+	}
+	x.close("Subscriptions")
+	if next != "" {
+		x.elem("NextToken", next)
+	}
+	return &x
+}
+
+func listSubscriptions(s *Server, c *call) (*xmlOut, error) {
+	var all []fifoq.CatalogSubscription
+	for _, t := range s.cat.ListTopics(c.ns) {
+		subs, _ := s.cat.TopicSubscriptions(t.Namespace, t.Name)
+		all = append(all, subs...)
+	}
+	subs, next, err := page(c, all)
+	if err != nil {
+		return nil, err
+	}
+	return subscriptionsOut(subs, next), nil
+}
+
+func listSubscriptionsByTopic(s *Server, c *call) (*xmlOut, error) {
+	t, err := s.topicOf(c, "TopicArn")
+	if err != nil {
+		return nil, err
+	}
+	all, _ := s.cat.TopicSubscriptions(t.Namespace, t.Name)
+	subs, next, err := page(c, all)
+	if err != nil {
+		return nil, err
+	}
+	return subscriptionsOut(subs, next), nil
+}
+
+func getSubscriptionAttributes(s *Server, c *call) (*xmlOut, error) {
+	sub, err := s.subscriptionOf(c)
+	if err != nil {
+		return nil, err
+	}
+	d := sub.Definition
+	attrs := map[string]string{
+		"ConfirmationWasAuthenticated": "true", "Endpoint": queueARN(d.Queue), "Owner": d.Owner,
+		"PendingConfirmation": "false", "Protocol": "sqs", "RawMessageDelivery": strconv.FormatBool(d.RawMessageDelivery),
+		"SubscriptionArn": sub.ARN, "TopicArn": sub.Topic.Topic.ARN(),
+		"SubscriptionPrincipal": "arn:aws:iam::" + d.Owner + ":user/fifoq",
+	}
+	if d.FilterPolicy != "" {
+		attrs["FilterPolicy"] = d.FilterPolicy
+		attrs["FilterPolicyScope"] = string(d.FilterPolicyScope)
+	}
+	if q := d.DeadLetterQueue; q != nil {
+		attrs["RedrivePolicy"] = `{"deadLetterTargetArn":"` + queueARN(*q) + `"}`
+	}
+	maps.Copy(attrs, d.Stored)
+	return attributesOut(attrs), nil
+}
+
+func setSubscriptionAttributes(s *Server, c *call) (*xmlOut, error) {
+	sub, err := s.subscriptionOf(c)
+	if err != nil {
+		return nil, err
+	}
+	if !c.has("AttributeName") {
+		return nil, validationError("attributeName")
+	}
+	name, value := c.get("AttributeName"), c.get("AttributeValue")
+	return nil, s.cat.UpdateSubscription(c.r.Context(), sub.ARN, func(d *fifoq.SubscriptionDefinition) error {
+		reason, aerr := setSubscriptionAttribute(d, name, value)
+		if aerr != nil {
+			return aerr
+		}
+		if reason != "" {
+			return newError("InvalidParameter", "Invalid parameter: %s", reason)
+		}
+		return nil
+	})
+}
