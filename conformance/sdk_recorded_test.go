@@ -1,0 +1,53 @@
+package conformance_test
+
+// Answers that AWS gave on record (issue "AWS-exact, the last steps"), through aws-sdk-go-v2: each test names
+// where AWS's answer was recorded. sqsapi/recorded_test.go sends the same requests raw in both protocols.
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/stretchr/testify/require"
+)
+
+// Item 1: a queue may be its own dead-letter queue, and queues may form longer cycles. Recorded (2024):
+// SetQueueAttributes with RedrivePolicy {"deadLetterTargetArn": <own ARN>, "maxReceiveCount": "42"}
+// succeeds, GetQueueAttributes returns it, RedrivePolicy "" removes it (LocalStack's AWS-validated
+// test_set_empty_redrive_policy, tests/aws/services/sqs/test_sqs.py).
+func TestSdOwnDeadLetterQueue(t *testing.T) {
+	t.Parallel()
+	e := sdSetup(t)
+	q := e.create("sd-self", sdKV("VisibilityTimeout", "0"))
+	require.NoError(t, e.setAttrs(q, sdKV("RedrivePolicy", `{"deadLetterTargetArn":"`+sdArn("sd-self")+`","maxReceiveCount":"42"}`)))
+	var p map[string]any
+	require.NoError(t, json.Unmarshal([]byte(e.attr(q, types.QueueAttributeNameRedrivePolicy)), &p))
+	require.Equal(t, map[string]any{"deadLetterTargetArn": sdArn("sd-self"), "maxReceiveCount": 42.0}, p)
+	src, err := e.c.ListDeadLetterSourceQueues(e.ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: &q})
+	require.NoError(t, err)
+	require.Equal(t, []string{q}, src.QueueUrls)
+
+	// Its messages are received past maxReceiveCount: a move into the queue itself leaves them where they are.
+	require.NoError(t, e.setAttrs(q, sdKV("RedrivePolicy", `{"deadLetterTargetArn":"`+sdArn("sd-self")+`","maxReceiveCount":1}`)))
+	sent := e.send(q, "m")
+	for i := range 3 {
+		ms := e.receive(q, &sqs.ReceiveMessageInput{MessageSystemAttributeNames: []types.MessageSystemAttributeName{"All"}})
+		require.Len(t, ms, 1, "receive %d", i+1)
+		require.Equal(t, *sent.MessageId, *ms[0].MessageId)
+		require.NotContains(t, ms[0].Attributes, "DeadLetterQueueSourceArn")
+	}
+
+	// A cycle of two: the message moves on to b, then back.
+	b := e.create("sd-cycle-b", sdKV("RedrivePolicy", `{"deadLetterTargetArn":"`+sdArn("sd-self")+`","maxReceiveCount":"5"}`))
+	require.NoError(t, e.setAttrs(q, sdKV("RedrivePolicy", `{"deadLetterTargetArn":"`+sdArn("sd-cycle-b")+`","maxReceiveCount":"1"}`)))
+	require.Empty(t, e.receiveN(q, 1), "past q's limit: moved to b")
+	ms := e.receive(b, &sqs.ReceiveMessageInput{MessageSystemAttributeNames: []types.MessageSystemAttributeName{"All"}})
+	require.Len(t, ms, 1)
+	require.Equal(t, *sent.MessageId, *ms[0].MessageId)
+	require.Equal(t, sdArn("sd-self"), ms[0].Attributes["DeadLetterQueueSourceArn"])
+	require.Equal(t, "4", ms[0].Attributes["ApproximateReceiveCount"], "the receive count carries on")
+
+	require.NoError(t, e.setAttrs(q, sdKV("RedrivePolicy", "")))
+	require.NotContains(t, e.attrs(q, types.QueueAttributeNameAll), "RedrivePolicy")
+}
