@@ -4,9 +4,11 @@ package conformance_test
 // where AWS's answer was recorded. sqsapi/recorded_test.go sends the same requests raw in both protocols.
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/require"
@@ -50,4 +52,24 @@ func TestSdOwnDeadLetterQueue(t *testing.T) {
 
 	require.NoError(t, e.setAttrs(q, sdKV("RedrivePolicy", "")))
 	require.NotContains(t, e.attrs(q, types.QueueAttributeNameAll), "RedrivePolicy")
+}
+
+// Item 3: CancelMessageMoveTask with a well-formed handle whose source queue does not exist: 404
+// ResourceNotFoundException for the SourceArn parameter; with a source that exists and no such task, "Task
+// does not exist." Recorded 2024-01-05 (LocalStack, tests/aws/services/sqs/test_sqs_move_task.snapshot.json,
+// test_cancel_with_invalid_source_arn_in_task_handle, test_cancel_with_invalid_task_id_in_task_handle).
+func TestSdCancelMoveTaskUnknownSource(t *testing.T) {
+	t.Parallel()
+	e := sdSetup(t)
+	e.create("sd-mt-src", nil)
+	handle := func(id, source string) *string {
+		b, _ := json.Marshal(map[string]string{"taskId": id, "sourceArn": source})
+		return aws.String(base64.StdEncoding.EncodeToString(b))
+	}
+	_, err := e.c.CancelMessageMoveTask(e.ctx, &sqs.CancelMessageMoveTaskInput{
+		TaskHandle: handle("10f57157-fc38-4da9-a113-4de7e12d05dd", "arn:aws:sqs:us-east-1:878966065785:test-queue-doesnt-exist-123456")})
+	sdWantErr(t, err, sdNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	_, err = e.c.CancelMessageMoveTask(e.ctx, &sqs.CancelMessageMoveTaskInput{
+		TaskHandle: handle("10f57157-fc38-4da9-a113-4de7e12d05aa", sdArn("sd-mt-src"))})
+	sdWantErr(t, err, sdNotFound, "Task does not exist.")
 }

@@ -7,6 +7,7 @@ package sqsapi_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -134,4 +135,35 @@ func TestExOwnDeadLetterQueue(t *testing.T) {
 	attrs.Attributes = nil
 	exJSONCall(t, e, "GetQueueAttributes", map[string]any{"QueueUrl": j, "AttributeNames": []string{"All"}}, &attrs)
 	require.NotContains(t, attrs.Attributes, "RedrivePolicy")
+}
+
+// exTaskHandle is a move task handle as AWS writes one: base64 of {"taskId": ..., "sourceArn": ...}.
+func exTaskHandle(taskID, sourceArn string) string {
+	b, _ := json.Marshal(map[string]string{"taskId": taskID, "sourceArn": sourceArn})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Item 3: CancelMessageMoveTask with a well-formed handle whose source queue does not exist is 404
+// ResourceNotFoundException "The resource that you specified for the SourceArn parameter doesn't exist.";
+// with a source that exists and a task id that does not, "Task does not exist." Both recorded 2024-01-05
+// (LocalStack, tests/aws/services/sqs/test_sqs_move_task.snapshot.json, test_cancel_with_invalid_source_arn_in_
+// task_handle and test_cancel_with_invalid_task_id_in_task_handle, with these handles).
+func TestExCancelMoveTaskUnknownSource(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	qpCreate(t, e, "ex-mt-src")
+	missing := exTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05dd", "arn:aws:sqs:us-east-1:878966065785:test-queue-doesnt-exist-123456")
+	missingHere := exTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05dd", qpArn("ex-mt-none"))
+	unknownTask := exTaskHandle("10f57157-fc38-4da9-a113-4de7e12d05aa", qpArn("ex-mt-src"))
+	const noSource = "The resource that you specified for the SourceArn parameter doesn't exist."
+	for _, c := range []struct{ handle, message string }{
+		{missing, noSource},
+		{missingHere, noSource},
+		{unknownTask, "Task does not exist."},
+	} {
+		er := qpFail(t, e, http.StatusNotFound, "ResourceNotFoundException", "CancelMessageMoveTask", "TaskHandle", c.handle)
+		require.Equal(t, c.message, er.Message)
+		exJSONFail(t, e, http.StatusNotFound, "ResourceNotFoundException", c.message, "CancelMessageMoveTask",
+			map[string]string{"TaskHandle": c.handle})
+	}
 }
