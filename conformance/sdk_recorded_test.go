@@ -73,3 +73,41 @@ func TestSdCancelMoveTaskUnknownSource(t *testing.T) {
 		TaskHandle: handle("10f57157-fc38-4da9-a113-4de7e12d05aa", sdArn("sd-mt-src"))})
 	sdWantErr(t, err, sdNotFound, "Task does not exist.")
 }
+
+// Item 6: a MessageDeduplicationId on a standard queue. A single SendMessage gets the framed text recorded in
+// a production log ("Value <uuid> for parameter MessageDeduplicationId is invalid. Reason: The request include
+// parameter that is not valid for this queue type."); a batch entry the unframed one (aws/aws-sdk-js#4216).
+func TestSdDeduplicationIDOnStandardQueue(t *testing.T) {
+	t.Parallel()
+	e := sdSetup(t)
+	q := e.create("sd-dedup-std", nil)
+	_, err := e.trySend(q, "m", sdDedup("2f1c-id"))
+	sdWantErr(t, err, sdBadParam, "Value 2f1c-id for parameter MessageDeduplicationId is invalid. Reason: "+
+		"The request include parameter that is not valid for this queue type.")
+	out, err := e.c.SendMessageBatch(e.ctx, &sqs.SendMessageBatchInput{QueueUrl: &q, Entries: []types.SendMessageBatchRequestEntry{
+		{Id: aws.String("a"), MessageBody: aws.String("m"), MessageDeduplicationId: aws.String("2f1c-id")}}})
+	require.NoError(t, err)
+	require.Len(t, out.Failed, 1)
+	require.Equal(t, "The request include parameter that is not valid for this queue type", aws.ToString(out.Failed[0].Message))
+	require.Equal(t, sdBadParam, aws.ToString(out.Failed[0].Code))
+}
+
+// Item 6: UntagQueue with an empty tag key is refused as TagQueue refuses one; with an empty TagKeys list,
+// AWS's answer to botocore's untag_queue(TagKeys=[]) (getmoto/moto#1686): InvalidParameterValue "Tag keys must
+// be between 1 and 128 characters in length.". Nothing is removed.
+func TestSdUntagQueueEmptyKeys(t *testing.T) {
+	t.Parallel()
+	e := sdSetup(t)
+	q := e.create("sd-untag", nil)
+	_, err := e.c.TagQueue(e.ctx, &sqs.TagQueueInput{QueueUrl: &q, Tags: sdKV("a", "1")})
+	require.NoError(t, err)
+	_, err = e.c.TagQueue(e.ctx, &sqs.TagQueueInput{QueueUrl: &q, Tags: sdKV("", "1")})
+	sdWantErr(t, err, sdBadParam, "Value  for parameter TagKey is invalid. Reason: Tag keys must be between 1 and 128 characters in length.")
+	_, err = e.c.UntagQueue(e.ctx, &sqs.UntagQueueInput{QueueUrl: &q, TagKeys: []string{""}})
+	sdWantErr(t, err, sdBadParam, "Value  for parameter TagKey is invalid. Reason: Tag keys must be between 1 and 128 characters in length.")
+	_, err = e.c.UntagQueue(e.ctx, &sqs.UntagQueueInput{QueueUrl: &q, TagKeys: []string{}})
+	sdWantErr(t, err, sdBadParam, "Tag keys must be between 1 and 128 characters in length.")
+	tags, err := e.c.ListQueueTags(e.ctx, &sqs.ListQueueTagsInput{QueueUrl: &q})
+	require.NoError(t, err)
+	require.Equal(t, sdKV("a", "1"), tags.Tags)
+}

@@ -167,3 +167,65 @@ func TestExCancelMoveTaskUnknownSource(t *testing.T) {
 			map[string]string{"TaskHandle": c.handle})
 	}
 }
+
+// Item 6: a single SendMessage with a MessageDeduplicationId on a standard queue gets AWS's framed text
+// (recorded in a production log: "Value <uuid> for parameter MessageDeduplicationId is invalid. Reason: The
+// request include parameter that is not valid for this queue type."), while a batch entry keeps the unframed
+// text recorded for it (aws/aws-sdk-js#4216).
+func TestExDeduplicationIDOnStandardQueue(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	u := qpCreate(t, e, "ex-dedup-std")
+	const framed = "Value 2f1c-id for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type."
+	const entry = "The request include parameter that is not valid for this queue type"
+
+	er := qpFail(t, e, http.StatusBadRequest, "InvalidParameterValue", "SendMessage", "QueueUrl", u, "MessageBody", "m",
+		"MessageDeduplicationId", "2f1c-id")
+	require.Equal(t, framed, er.Message)
+	r := qpCall[qpSendMessageBatchResult](t, e, "SendMessageBatch", "QueueUrl", u,
+		"SendMessageBatchRequestEntry.1.Id", "a", "SendMessageBatchRequestEntry.1.MessageBody", "m",
+		"SendMessageBatchRequestEntry.1.MessageDeduplicationId", "2f1c-id")
+	require.Equal(t, []qpBatchResultErrorEntry{{ID: "a", SenderFault: true, Code: "InvalidParameterValue", Message: entry}}, r.Failed)
+
+	exJSONFail(t, e, http.StatusBadRequest, "InvalidParameterValue", framed, "SendMessage",
+		map[string]string{"QueueUrl": u, "MessageBody": "m", "MessageDeduplicationId": "2f1c-id"})
+	var batch struct {
+		Failed []struct {
+			Id, Code, Message string
+			SenderFault       bool
+		}
+	}
+	exJSONCall(t, e, "SendMessageBatch", map[string]any{"QueueUrl": u, "Entries": []map[string]string{
+		{"Id": "a", "MessageBody": "m", "MessageDeduplicationId": "2f1c-id"}}}, &batch)
+	require.Len(t, batch.Failed, 1)
+	require.Equal(t, entry, batch.Failed[0].Message)
+	require.Equal(t, "InvalidParameterValue", batch.Failed[0].Code)
+}
+
+// Item 6: UntagQueue refuses an empty tag key as TagQueue refuses one, and no keys at all with the message AWS
+// gave to botocore's untag_queue(TagKeys=[]) (getmoto/moto#1686, a traceback against AWS: InvalidParameterValue
+// "Tag keys must be between 1 and 128 characters in length."). A JSON request without TagKeys lacks a required
+// parameter. Nothing is removed.
+func TestExUntagQueueEmptyKeys(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	u := qpCreate(t, e, "ex-untag")
+	qpCall[qpNoResult](t, e, "TagQueue", "QueueUrl", u, "Tag.1.Key", "a", "Tag.1.Value", "1")
+	const emptyKey = "Value  for parameter TagKey is invalid. Reason: Tag keys must be between 1 and 128 characters in length."
+	const noKeys = "Tag keys must be between 1 and 128 characters in length."
+
+	er := qpFail(t, e, http.StatusBadRequest, "InvalidParameterValue", "TagQueue", "QueueUrl", u, "Tag.1.Key", "", "Tag.1.Value", "v")
+	require.Equal(t, emptyKey, er.Message, "TagQueue's answer to an empty key")
+	er = qpFail(t, e, http.StatusBadRequest, "InvalidParameterValue", "UntagQueue", "QueueUrl", u, "TagKey.1", "a", "TagKey.2", "")
+	require.Equal(t, emptyKey, er.Message)
+	er = qpFail(t, e, http.StatusBadRequest, "InvalidParameterValue", "UntagQueue", "QueueUrl", u)
+	require.Equal(t, noKeys, er.Message)
+
+	exJSONFail(t, e, http.StatusBadRequest, "InvalidParameterValue", emptyKey, "UntagQueue",
+		map[string]any{"QueueUrl": u, "TagKeys": []string{"a", ""}})
+	exJSONFail(t, e, http.StatusBadRequest, "InvalidParameterValue", noKeys, "UntagQueue",
+		map[string]any{"QueueUrl": u, "TagKeys": []string{}})
+	exJSONFail(t, e, http.StatusBadRequest, "MissingParameter", "The request must contain the parameter TagKeys.", "UntagQueue",
+		map[string]any{"QueueUrl": u})
+	require.Equal(t, map[string]string{"a": "1"}, qpTags(qpCall[qpListQueueTagsResult](t, e, "ListQueueTags", "QueueUrl", u).Tags))
+}
