@@ -4,14 +4,23 @@ package conformance_test
 // where AWS's answer was recorded. sqsapi/recorded_test.go sends the same requests raw in both protocols.
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // Item 1: a queue may be its own dead-letter queue, and queues may form longer cycles. Recorded (2024):
@@ -110,4 +119,56 @@ func TestSdUntagQueueEmptyKeys(t *testing.T) {
 	tags, err := e.c.ListQueueTags(e.ctx, &sqs.ListQueueTagsInput{QueueUrl: &q})
 	require.NoError(t, err)
 	require.Equal(t, sdKV("a", "1"), tags.Tags)
+}
+
+// sdShiftedSigner signs requests as if the clock read by shift more than it does.
+type sdShiftedSigner struct {
+	v4    *v4.Signer
+	shift time.Duration
+}
+
+func (s sdShiftedSigner) SignHTTP(ctx context.Context, creds aws.Credentials, r *http.Request, payloadHash, service, region string,
+	signingTime time.Time, optFns ...func(*v4.SignerOptions)) error {
+	return s.v4.SignHTTP(ctx, creds, r, payloadHash, service, region, signingTime.Add(s.shift), optFns...)
+}
+
+// Item 6: a request signed more than 15 minutes ahead of the server's clock gets AWS's "Signature not yet
+// current: <date> is still later than <now+15> (<now> + 15 min.)" (recorded, e.g. from ECR in 2018:
+// "Signature not yet current: 20180404T155030Z is still later than 20180404T070416Z (20180404T064916Z + 15
+// min.)"), and one more than 15 minutes behind it "Signature expired: <date> is now earlier than <now-15>
+// (<now> - 15 min.)". Both are SignatureDoesNotMatch, 403.
+func TestSdSignatureTime(t *testing.T) {
+	t.Parallel()
+	srv := sqsapi.NewServer(sqsapi.WithSignatureVerification(func(id string) (string, bool) { return "s3cr3t", id == "AKIDTIME" }))
+	for _, c := range []struct {
+		shift time.Duration
+		re    string
+	}{
+		{20 * time.Minute, `^Signature not yet current: (\d{8}T\d{6}Z) is still later than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) \+ 15 min\.\)$`},
+		{-20 * time.Minute, `^Signature expired: (\d{8}T\d{6}Z) is now earlier than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) - 15 min\.\)$`},
+	} {
+		client := sqs.New(sqs.Options{Region: sdRegion, BaseEndpoint: aws.String("http://fifoq.test"), HTTPClient: srv.HTTPClient(),
+			Credentials: sdStatic("AKIDTIME", "s3cr3t"), Retryer: aws.NopRetryer{},
+			HTTPSignerV4: sdShiftedSigner{v4.NewSigner(), c.shift}})
+		before := time.Now().UTC()
+		_, err := client.ListQueues(t.Context(), &sqs.ListQueuesInput{})
+		var ae smithy.APIError
+		require.ErrorAs(t, err, &ae, "shift %v", c.shift)
+		require.Equal(t, "SignatureDoesNotMatch", ae.ErrorCode())
+		var re *awshttp.ResponseError
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, http.StatusForbidden, re.HTTPStatusCode())
+		m := regexp.MustCompile(c.re).FindStringSubmatch(ae.ErrorMessage())
+		require.NotNil(t, m, "message %q, want %s", ae.ErrorMessage(), c.re)
+		signed, _ := time.Parse("20060102T150405Z", m[1])
+		limit, _ := time.Parse("20060102T150405Z", m[2])
+		now, _ := time.Parse("20060102T150405Z", m[3])
+		require.WithinDuration(t, before.Add(c.shift), signed, 2*time.Second, "the signing date")
+		require.WithinDuration(t, before, now, 5*time.Second, "the server's now")
+		if c.shift > 0 {
+			require.Equal(t, now.Add(15*time.Minute), limit)
+		} else {
+			require.Equal(t, now.Add(-15*time.Minute), limit)
+		}
+	}
 }

@@ -16,6 +16,9 @@ import (
 // maxSkew is how far a request's X-Amz-Date may be from the real clock.
 const maxSkew = 15 * time.Minute
 
+// amzDateFormat is the layout of X-Amz-Date.
+const amzDateFormat = "20060102T150405Z"
+
 // verify checks the SigV4 signature in the request's Authorization header against its body.
 func (s *Server) verify(r *http.Request, body []byte) error {
 	auth := r.Header.Get("Authorization")
@@ -48,13 +51,20 @@ func (s *Server) verify(r *http.Request, body []byte) error {
 		return newError(codeInvalidClientTokenID, "The security token included in the request is invalid.")
 	}
 	amzDate := r.Header.Get("X-Amz-Date")
-	t, err := time.Parse("20060102T150405Z", amzDate)
+	t, err := time.Parse(amzDateFormat, amzDate)
 	if err != nil || !strings.HasPrefix(amzDate, date) {
 		return newError(codeIncompleteSignature, "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
 	}
-	if d := time.Since(t); d > maxSkew || d < -maxSkew {
+	now := time.Now().UTC()
+	switch d := now.Sub(t); {
+	case d > maxSkew:
 		return newError(codeSignatureDoesNotMatch, "Signature expired: %s is now earlier than %s (%s - 15 min.)", amzDate,
-			time.Now().UTC().Add(-maxSkew).Format("20060102T150405Z"), time.Now().UTC().Format("20060102T150405Z"))
+			now.Add(-maxSkew).Format(amzDateFormat), now.Format(amzDateFormat))
+	case d < -maxSkew:
+		// AWS's words for a date ahead of its clock (recorded, e.g. "Signature not yet current:
+		// 20180404T155030Z is still later than 20180404T070416Z (20180404T064916Z + 15 min.)").
+		return newError(codeSignatureDoesNotMatch, "Signature not yet current: %s is still later than %s (%s + 15 min.)", amzDate,
+			now.Add(maxSkew).Format(amzDateFormat), now.Format(amzDateFormat))
 	}
 	// Any region will do: it is the region the request acts in (requestNS).
 	if region != s.region && !isRegionName(region) || service != "sqs" {

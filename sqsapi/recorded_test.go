@@ -11,10 +11,15 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // exJSON sends a JSON-protocol request (awsJson1_0, X-Amz-Target AmazonSQS.<action>) to the server over
@@ -228,4 +233,67 @@ func TestExUntagQueueEmptyKeys(t *testing.T) {
 	exJSONFail(t, e, http.StatusBadRequest, "MissingParameter", "The request must contain the parameter TagKeys.", "UntagQueue",
 		map[string]any{"QueueUrl": u})
 	require.Equal(t, map[string]string{"a": "1"}, qpTags(qpCall[qpListQueueTagsResult](t, e, "ListQueueTags", "QueueUrl", u).Tags))
+}
+
+// Item 6: with signature verification, a request dated more than 15 minutes ahead of the server's clock gets
+// AWS's "Signature not yet current: <date> is still later than <now+15> (<now> + 15 min.)" (recorded, e.g.
+// "Signature not yet current: 20180404T155030Z is still later than 20180404T070416Z (20180404T064916Z + 15
+// min.)" from ECR; "... (20201122T214327Z + 15 min.)" from DynamoDB), one more than 15 minutes behind it the
+// "Signature expired" text: 403 SignatureDoesNotMatch in both protocols. The date is checked before the
+// signature, so the requests need none that verifies.
+func TestExSignatureTime(t *testing.T) {
+	t.Parallel()
+	srv := sqsapi.NewServer(sqsapi.WithSignatureVerification(func(id string) (string, bool) { return "s3cr3t", id == "AKIDTIME" }))
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	const layout = "20060102T150405Z"
+	send := func(useJSON bool, date time.Time) (int, string, string) {
+		t.Helper()
+		body, contentType := "Action=ListQueues&Version=2012-11-05", qpFormContentType
+		if useJSON {
+			body, contentType = "{}", "application/x-amz-json-1.0"
+		}
+		req, err := http.NewRequest(http.MethodPost, hs.URL+"/", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", contentType)
+		if useJSON {
+			req.Header.Set("X-Amz-Target", "AmazonSQS.ListQueues")
+		}
+		amz := date.UTC().Format(layout)
+		req.Header.Set("X-Amz-Date", amz)
+		req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIDTIME/"+amz[:8]+"/us-east-1/sqs/aws4_request, "+
+			"SignedHeaders=content-type;host;x-amz-date, Signature=0000000000000000000000000000000000000000000000000000000000000000")
+		resp, err := hs.Client().Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		if useJSON {
+			code, _, _ := strings.Cut(resp.Header.Get("X-Amzn-Query-Error"), ";")
+			var doc struct{ Message string }
+			require.NoError(t, json.Unmarshal(b, &doc), "%s", b)
+			return resp.StatusCode, code, doc.Message
+		}
+		er := qpParseError(t, "ListQueues", resp.StatusCode, resp.Header, b)
+		return resp.StatusCode, er.Code, er.Message
+	}
+	for _, useJSON := range []bool{false, true} {
+		for _, shift := range []time.Duration{20 * time.Minute, -20 * time.Minute} {
+			before := time.Now().UTC()
+			status, code, message := send(useJSON, before.Add(shift))
+			require.Equal(t, http.StatusForbidden, status, "json %v, shift %v: %s", useJSON, shift, message)
+			require.Equal(t, "SignatureDoesNotMatch", code)
+			re := `^Signature not yet current: (\d{8}T\d{6}Z) is still later than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) \+ 15 min\.\)$`
+			if shift < 0 {
+				re = `^Signature expired: (\d{8}T\d{6}Z) is now earlier than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) - 15 min\.\)$`
+			}
+			m := regexp.MustCompile(re).FindStringSubmatch(message)
+			require.NotNil(t, m, "json %v, shift %v: message %q", useJSON, shift, message)
+			require.Equal(t, before.Add(shift).Format(layout), m[1])
+			limit, _ := time.Parse(layout, m[2])
+			now, _ := time.Parse(layout, m[3])
+			require.WithinDuration(t, before, now, 5*time.Second)
+			require.Equal(t, now.Add(shift/20*15), limit, "now %s 15 minutes", map[bool]string{true: "+", false: "-"}[shift > 0])
+		}
+	}
 }
