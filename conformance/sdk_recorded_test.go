@@ -172,3 +172,26 @@ func TestSdSignatureTime(t *testing.T) {
 		}
 	}
 }
+
+// Item 4: AddPermission with a principal that is not a 12-digit account id is 400 InvalidParameterValue
+// "Value [<entry>] for parameter PrincipalId is invalid. Reason: Unable to verify." and changes nothing
+// (recorded: MuleSoft's SQS connector test against AWS). Item 6: the policy keeps AWS's key order.
+func TestSdAddPermissionPrincipals(t *testing.T) {
+	t.Parallel()
+	e := sdSetup(t)
+	q := e.create("sd-perm", nil)
+	add := func(label string, ids ...string) error {
+		_, err := e.c.AddPermission(e.ctx, &sqs.AddPermissionInput{QueueUrl: &q, Label: &label, AWSAccountIds: ids,
+			Actions: []string{"SendMessage"}})
+		return err
+	}
+	for _, id := range []string{"*", "arn:aws:iam::123456789012:root", ""} {
+		sdWantErr(t, add("l", id), sdBadParam, "Value ["+id+"] for parameter PrincipalId is invalid. Reason: Unable to verify.")
+	}
+	require.NotContains(t, e.attrs(q, types.QueueAttributeNameAll), "Policy")
+	require.NoError(t, add("l", "111111111111"))
+	arn := sdArn("sd-perm")
+	require.Equal(t, `{"Version":"2008-10-17","Id":"`+arn+`/SQSDefaultPolicy","Statement":[{"Sid":"l","Effect":"Allow",`+
+		`"Principal":{"AWS":"arn:aws:iam::111111111111:root"},"Action":"SQS:SendMessage","Resource":"`+arn+`"}]}`,
+		e.attr(q, types.QueueAttributeNamePolicy))
+}

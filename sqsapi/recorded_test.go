@@ -297,3 +297,41 @@ func TestExSignatureTime(t *testing.T) {
 		}
 	}
 }
+
+// Item 4: AddPermission with a principal that is not a 12-digit account id ("*", an IAM ARN, an empty string)
+// is 400 InvalidParameterValue "Value [<entry>] for parameter PrincipalId is invalid. Reason: Unable to
+// verify." and changes nothing (recorded: MuleSoft's SQS connector test against AWS, with a random id). Item
+// 6: the policy AddPermission writes keeps AWS's key order (Version, Id, Statement; Sid, Effect, Principal,
+// Action, Resource), as GetQueueAttributes returns it.
+func TestExAddPermissionPrincipals(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	u := qpCreate(t, e, "ex-perm")
+	for _, id := range []string{"*", "arn:aws:iam::123456789012:root", ""} {
+		want := "Value [" + id + "] for parameter PrincipalId is invalid. Reason: Unable to verify."
+		er := qpFail(t, e, http.StatusBadRequest, "InvalidParameterValue", "AddPermission", "QueueUrl", u, "Label", "l",
+			"AWSAccountId.1", id, "ActionName.1", "SendMessage")
+		require.Equal(t, want, er.Message)
+		exJSONFail(t, e, http.StatusBadRequest, "InvalidParameterValue", want, "AddPermission",
+			map[string]any{"QueueUrl": u, "Label": "l", "AWSAccountIds": []string{id}, "Actions": []string{"SendMessage"}})
+	}
+	got := qpNameValues(t, "All", qpCall[qpGetQueueAttributesResult](t, e, "GetQueueAttributes", "QueueUrl", u,
+		"AttributeName.1", "All").Attributes)
+	require.NotContains(t, got, "Policy", "a refused AddPermission changes nothing")
+
+	arn := qpArn("ex-perm")
+	qpCall[qpNoResult](t, e, "AddPermission", "QueueUrl", u, "Label", "q", "AWSAccountId.1", "111111111111",
+		"ActionName.1", "SendMessage")
+	exJSONCall(t, e, "AddPermission", map[string]any{"QueueUrl": u, "Label": "j",
+		"AWSAccountIds": []string{"111111111111", "222222222222"}, "Actions": []string{"ReceiveMessage", "DeleteMessage"}}, nil)
+	want := `{"Version":"2008-10-17","Id":"` + arn + `/SQSDefaultPolicy","Statement":[` +
+		`{"Sid":"q","Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111111111111:root"},"Action":"SQS:SendMessage","Resource":"` + arn + `"},` +
+		`{"Sid":"j","Effect":"Allow","Principal":{"AWS":["arn:aws:iam::111111111111:root","arn:aws:iam::222222222222:root"]},` +
+		`"Action":["SQS:ReceiveMessage","SQS:DeleteMessage"],"Resource":"` + arn + `"}]}`
+	got = qpNameValues(t, "Policy", qpCall[qpGetQueueAttributesResult](t, e, "GetQueueAttributes", "QueueUrl", u,
+		"AttributeName.1", "Policy").Attributes)
+	require.Equal(t, want, got["Policy"], "query protocol")
+	var attrs struct{ Attributes map[string]string }
+	exJSONCall(t, e, "GetQueueAttributes", map[string]any{"QueueUrl": u, "AttributeNames": []string{"Policy"}}, &attrs)
+	require.Equal(t, want, attrs.Attributes["Policy"], "JSON protocol")
+}
