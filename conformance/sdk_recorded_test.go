@@ -4,9 +4,11 @@ package conformance_test
 // where AWS's answer was recorded. sqsapi/recorded_test.go sends the same requests raw in both protocols.
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"testing"
@@ -18,6 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq/sqsapi"
@@ -194,4 +198,37 @@ func TestSdAddPermissionPrincipals(t *testing.T) {
 	require.Equal(t, `{"Version":"2008-10-17","Id":"`+arn+`/SQSDefaultPolicy","Statement":[{"Sid":"l","Effect":"Allow",`+
 		`"Principal":{"AWS":"arn:aws:iam::111111111111:root"},"Action":"SQS:SendMessage","Resource":"`+arn+`"}]}`,
 		e.attr(q, types.QueueAttributeNamePolicy))
+}
+
+// Item 2 changed the keys of the query protocol's JSON answers (Accept: application/json), which no SDK asks
+// for: the SDKs' JSON protocol keeps the model's names (QueueUrls, Messages) and leaves absent members out.
+func TestSdJSONProtocolKeysUnchanged(t *testing.T) {
+	t.Parallel()
+	e := sdSetup(t)
+	q := e.create("sd-keys", nil)
+	var raw []byte
+	capture := func(o *sqs.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Deserialize.Add(middleware.DeserializeMiddlewareFunc("sdCapture", func(ctx context.Context,
+				in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleDeserialize(ctx, in)
+				if resp, ok := out.RawResponse.(*smithyhttp.Response); ok {
+					raw, _ = io.ReadAll(resp.Body)
+					resp.Body = io.NopCloser(bytes.NewReader(raw))
+				}
+				return out, md, err
+			}), middleware.After)
+		})
+	}
+	_, err := e.c.ListQueues(e.ctx, &sqs.ListQueuesInput{QueueNamePrefix: aws.String("sd-keys")}, capture)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"QueueUrls":["`+q+`"]}`, string(raw))
+	_, err = e.c.SendMessage(e.ctx, &sqs.SendMessageInput{QueueUrl: &q, MessageBody: aws.String("m")}, capture)
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), "null")
+	out, err := e.c.ReceiveMessage(e.ctx, &sqs.ReceiveMessageInput{QueueUrl: &q}, capture)
+	require.NoError(t, err)
+	require.Len(t, out.Messages, 1)
+	require.Contains(t, string(raw), `{"Messages":[{`)
+	require.NotContains(t, string(raw), "null")
 }

@@ -81,6 +81,10 @@ type queueURLsOutput struct {
 }
 
 func (o *queueURLsOutput) encode(e encoder) {
+	if qe, ok := e.(*queryJSONEncoder); ok && o.name == "QueueUrls" {
+		o.encodeQueryJSON(qe)
+		return
+	}
 	if len(o.urls) > 0 || o.required {
 		e.beginList(o.name, "QueueUrl")
 		for _, u := range o.urls {
@@ -91,6 +95,24 @@ func (o *queueURLsOutput) encode(e encoder) {
 	if o.next != "" {
 		e.str("NextToken", o.next)
 	}
+}
+
+// encodeQueryJSON writes ListQueues' result as AWS answers a query request that asks for JSON, as
+// recorded (JuliaCloud/AWS.jl#127, 2020): {"NextExclusiveStartQueueName": null, "NextToken": null,
+// "queueUrls": [...]}, with null for an empty list and for a member without a value.
+func (o *queueURLsOutput) encodeQueryJSON(e *queryJSONEncoder) {
+	e.null("NextExclusiveStartQueueName")
+	e.strOrNull("NextToken", o.next)
+	if len(o.urls) == 0 {
+		e.null("queueUrls")
+		return
+	}
+	e.key("queueUrls")
+	e.open('[')
+	for _, u := range o.urls {
+		e.listStr(u)
+	}
+	e.close(']')
 }
 
 type listQueuesInput struct {

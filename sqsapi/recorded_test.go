@@ -335,3 +335,73 @@ func TestExAddPermissionPrincipals(t *testing.T) {
 	exJSONCall(t, e, "GetQueueAttributes", map[string]any{"QueueUrl": u, "AttributeNames": []string{"Policy"}}, &attrs)
 	require.Equal(t, want, attrs.Attributes["Policy"], "JSON protocol")
 }
+
+// exQueryJSON sends a query-protocol request that asks for JSON (Accept: application/json), which must
+// succeed, and returns its <Action>Result member as raw JSON, the request id checked.
+func exQueryJSON(t *testing.T, e *qpEnv, action string, kv ...string) string {
+	t.Helper()
+	form := qpForm(kv...)
+	form.Set("Action", action)
+	form.Set("Version", qpVersion)
+	status, header, body := e.qpRequest(t, http.MethodPost, "/", form, "Accept", "application/json")
+	require.Equal(t, http.StatusOK, status, "%s: %s", action, body)
+	require.Equal(t, "application/json", header.Get("Content-Type"))
+	var doc map[string]map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(body, &doc), "%s", body)
+	resp := doc[action+"Response"]
+	var meta struct{ RequestId string }
+	require.NoError(t, json.Unmarshal(resp["ResponseMetadata"], &meta))
+	require.NotEmpty(t, meta.RequestId)
+	return string(resp[action+"Result"])
+}
+
+// Item 2: a query request that asks for JSON (Accept: application/json) gets, for the actions whose answers
+// in this format are on record, AWS's keys: ListQueues' list is "queueUrls", with explicit nulls for
+// NextExclusiveStartQueueName, NextToken and an empty list (a 2020 capture, JuliaCloud/AWS.jl#127);
+// ReceiveMessage's list is "messages", null when empty, each message's absent members null and its system
+// attributes an object (aws-samples/serverless-patterns APIGateway-SQS-ReceiveMessages, 2024; JustSaying's
+// capture, 2019); SendMessage's absent members are null (aws-samples/serverless-patterns). GetQueueAttributes
+// keeps its recorded list of Name/Value entries. Answered in XML, nothing changes.
+func TestExQueryJSONKeys(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	require.Equal(t, `{"NextExclusiveStartQueueName":null,"NextToken":null,"queueUrls":null}`,
+		exQueryJSON(t, e, "ListQueues", "QueueNamePrefix", "ex-json"))
+	u := qpCreate(t, e, "ex-json-a")
+	u2 := qpCreate(t, e, "ex-json-b")
+	require.Equal(t, `{"NextExclusiveStartQueueName":null,"NextToken":null,"queueUrls":["`+u+`","`+u2+`"]}`,
+		exQueryJSON(t, e, "ListQueues", "QueueNamePrefix", "ex-json"))
+	paged := exQueryJSON(t, e, "ListQueues", "QueueNamePrefix", "ex-json", "MaxResults", "1")
+	require.Regexp(t, `^\{"NextExclusiveStartQueueName":null,"NextToken":"[^"]+","queueUrls":\["`+regexp.QuoteMeta(u)+`"\]\}$`, paged)
+
+	require.Equal(t, `{"messages":null}`, exQueryJSON(t, e, "ReceiveMessage", "QueueUrl", u))
+	// As API Gateway's integration of the recording sends it: a GET of the queue's URL.
+	status, _, body := e.qpRequest(t, http.MethodGet, strings.TrimPrefix(u, e.base), qpForm("Action", "ReceiveMessage"),
+		"Accept", "application/json")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, string(body), `"ReceiveMessageResult":{"messages":null}`)
+	sent := exQueryJSON(t, e, "SendMessage", "QueueUrl", u, "MessageBody", "foobar")
+	var sr struct{ MessageId string }
+	require.NoError(t, json.Unmarshal([]byte(sent), &sr))
+	require.Equal(t, `{"MD5OfMessageAttributes":null,"MD5OfMessageBody":"`+qpFoobarMD5+`","MD5OfMessageSystemAttributes":null,`+
+		`"MessageId":"`+sr.MessageId+`","SequenceNumber":null}`, sent)
+	got := exQueryJSON(t, e, "ReceiveMessage", "QueueUrl", u, "VisibilityTimeout", "0")
+	var rr struct {
+		Messages []struct{ ReceiptHandle string } `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(got), &rr), got)
+	require.Len(t, rr.Messages, 1, got)
+	require.Equal(t, `{"messages":[{"Attributes":null,"Body":"foobar","MD5OfBody":"`+qpFoobarMD5+`","MD5OfMessageAttributes":null,`+
+		`"MessageAttributes":null,"MessageId":"`+sr.MessageId+`","ReceiptHandle":"`+rr.Messages[0].ReceiptHandle+`"}]}`, got)
+	got = exQueryJSON(t, e, "ReceiveMessage", "QueueUrl", u, "VisibilityTimeout", "0", "AttributeName.1", "ApproximateReceiveCount",
+		"AttributeName.2", "SenderId")
+	require.Contains(t, got, `"Attributes":{"SenderId":"`+qpAccount+`","ApproximateReceiveCount":"2"}`, "the system attributes, an object")
+
+	require.Equal(t, `{"Attributes":[{"Name":"VisibilityTimeout","Value":"30"}]}`,
+		exQueryJSON(t, e, "GetQueueAttributes", "QueueUrl", u, "AttributeName.1", "VisibilityTimeout"), "as recorded, unchanged")
+
+	// In XML, the member names of the model.
+	r := qpCall[qpReceiveMessageResult](t, e, "ReceiveMessage", "QueueUrl", u)
+	require.Len(t, r.Messages, 1)
+	require.Len(t, qpCall[qpListQueuesResult](t, e, "ListQueues", "QueueNamePrefix", "ex-json").QueueURLs, 2)
+}
