@@ -232,3 +232,39 @@ func TestSdJSONProtocolKeysUnchanged(t *testing.T) {
 	require.Contains(t, string(raw), `{"Messages":[{`)
 	require.NotContains(t, string(raw), "null")
 }
+
+// Item 5: a client per region, both pointed at one endpoint (as most test set-ups do), get different URLs
+// for queue-x: the server's default region /<account>/queue-x, another /queue/<region>/<account>/queue-x
+// (LocalStack's path form). Each URL reaches its own region's queue; the old form still works, in the
+// request's region.
+func TestSdRegionalURLs(t *testing.T) {
+	t.Parallel()
+	e := sdSetup(t)
+	eu := sqs.New(sqs.Options{Region: "eu-west-1", BaseEndpoint: aws.String("http://fifoq.test"), HTTPClient: e.srv.HTTPClient(),
+		Credentials: sdStatic("AKIDSDKTEST", "sdk-test-secret"), Retryer: aws.NopRetryer{}})
+	home := e.create("queue-x", nil)
+	out, err := eu.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String("queue-x")})
+	require.NoError(t, err)
+	away := aws.ToString(out.QueueUrl)
+	require.Equal(t, "http://fifoq.test/"+sdAccount+"/queue-x", home)
+	require.Equal(t, "http://fifoq.test/queue/eu-west-1/"+sdAccount+"/queue-x", away)
+	got, err := eu.GetQueueUrl(e.ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("queue-x")})
+	require.NoError(t, err)
+	require.Equal(t, away, aws.ToString(got.QueueUrl))
+	list, err := eu.ListQueues(e.ctx, &sqs.ListQueuesInput{})
+	require.NoError(t, err)
+	require.Equal(t, []string{away}, list.QueueUrls)
+
+	e.send(home, "home")
+	_, err = eu.SendMessage(e.ctx, &sqs.SendMessageInput{QueueUrl: &away, MessageBody: aws.String("away")})
+	require.NoError(t, err)
+	_, err = eu.SendMessage(e.ctx, &sqs.SendMessageInput{QueueUrl: &home, MessageBody: aws.String("old form")})
+	require.NoError(t, err, "the old form, in the request's region")
+	require.Equal(t, []string{"home"}, sdBodies(e.receiveN(home, 10)))
+	r, err := eu.ReceiveMessage(e.ctx, &sqs.ReceiveMessageInput{QueueUrl: &away, MaxNumberOfMessages: 10})
+	require.NoError(t, err)
+	require.Equal(t, []string{"away", "old form"}, sdBodies(r.Messages))
+	a, err := eu.GetQueueAttributes(e.ctx, &sqs.GetQueueAttributesInput{QueueUrl: &away, AttributeNames: []types.QueueAttributeName{"QueueArn"}})
+	require.NoError(t, err)
+	require.Equal(t, "arn:aws:sqs:eu-west-1:"+sdAccount+":queue-x", a.Attributes["QueueArn"])
+}

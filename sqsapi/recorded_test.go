@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -404,4 +406,117 @@ func TestExQueryJSONKeys(t *testing.T) {
 	r := qpCall[qpReceiveMessageResult](t, e, "ReceiveMessage", "QueueUrl", u)
 	require.Len(t, r.Messages, 1)
 	require.Len(t, qpCall[qpListQueuesResult](t, e, "ListQueues", "QueueNamePrefix", "ex-json").QueueURLs, 2)
+}
+
+// exSigned returns the header pairs of a request signed (as far as a server without verification looks) for
+// region.
+func exSigned(region string) []string {
+	return []string{"X-Amz-Date", "20250304T050607Z", "Authorization", "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20250304/" +
+		region + "/sqs/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=" + strings.Repeat("0", 64)}
+}
+
+// Item 5: two regions on one endpoint. A client per region, both pointed at the server's one address, get
+// different URLs for queue-x: the default region's /<account>/queue-x, another region's
+// /queue/<region>/<account>/queue-x (LocalStack's path form), since the host names no region. Each URL
+// reaches its region's queue: with a client signed for that region, and unsigned, posted to the URL itself.
+// The forms answered before are accepted still: /<account>/<name> in the request's region, the name alone, a
+// host naming the region (whose URLs keep the first form).
+func TestExRegionalURLs(t *testing.T) {
+	t.Parallel()
+	e := qpSetup(t)
+	_, port, _ := strings.Cut(strings.TrimPrefix(e.base, "http://"), ":")
+	wantDefault := e.base + "/" + qpAccount + "/queue-x"
+	wantEU := e.base + "/queue/eu-west-1/" + qpAccount + "/queue-x"
+
+	// Query protocol, a signed client per region.
+	queryCall := func(region, action string, kv ...string) []byte {
+		t.Helper()
+		form := qpForm(kv...)
+		form.Set("Action", action)
+		form.Set("Version", qpVersion)
+		status, _, body := e.qpRequest(t, http.MethodPost, "/", form, exSigned(region)...)
+		require.Equal(t, http.StatusOK, status, "%s as %s: %s", action, region, body)
+		return body
+	}
+	urlOf := func(body []byte) string {
+		var r struct {
+			QueueURL string `xml:"CreateQueueResult>QueueUrl"`
+			GetURL   string `xml:"GetQueueUrlResult>QueueUrl"`
+		}
+		require.NoError(t, xml.Unmarshal(body, &r))
+		return r.QueueURL + r.GetURL
+	}
+	require.Equal(t, wantDefault, urlOf(queryCall("us-east-1", "CreateQueue", "QueueName", "queue-x")))
+	require.Equal(t, wantEU, urlOf(queryCall("eu-west-1", "CreateQueue", "QueueName", "queue-x")))
+	require.Equal(t, wantEU, urlOf(queryCall("eu-west-1", "GetQueueUrl", "QueueName", "queue-x")))
+	require.Contains(t, string(queryCall("eu-west-1", "ListQueues")), "<QueueUrl>"+wantEU+"</QueueUrl>")
+	queryCall("us-east-1", "SendMessage", "QueueUrl", wantDefault, "MessageBody", "in us-east-1")
+	queryCall("eu-west-1", "SendMessage", "QueueUrl", wantEU, "MessageBody", "in eu-west-1")
+	queryCall("eu-west-1", "SendMessage", "QueueUrl", wantDefault, "MessageBody", "old form, signed for eu-west-1")
+	queryCall("eu-west-1", "SendMessage", "QueueUrl", "queue-x", "MessageBody", "the name alone")
+	// Unsigned, to the URL itself: the path names the region.
+	status, _, body := e.qpRequest(t, http.MethodPost, strings.TrimPrefix(wantEU, e.base),
+		qpForm("Action", "SendMessage", "Version", qpVersion, "MessageBody", "unsigned, to the URL"))
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	eu := qpMessages(t, e, "queue-x")
+	require.Len(t, eu, 1, "the default region's queue-x holds one message")
+	euQ := exQueueIn(t, e, "eu-west-1", "queue-x")
+	var bodies []string
+	for m := range euQ.Messages() {
+		bodies = append(bodies, m.Body)
+	}
+	require.Equal(t, []string{"in eu-west-1", "old form, signed for eu-west-1", "the name alone", "unsigned, to the URL"}, bodies)
+
+	// JSON protocol: the same URLs.
+	jsonURL := func(region, action string, in map[string]any) string {
+		t.Helper()
+		b, _ := json.Marshal(in)
+		req, err := http.NewRequest(http.MethodPost, e.base+"/", bytes.NewReader(b))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		req.Header.Set("X-Amz-Target", "AmazonSQS."+action)
+		h := exSigned(region)
+		req.Header.Set(h[0], h[1])
+		req.Header.Set(h[2], h[3])
+		resp, err := e.hc.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out struct {
+			QueueUrl  string
+			QueueUrls []string
+		}
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return out.QueueUrl + strings.Join(out.QueueUrls, " ")
+	}
+	require.Equal(t, wantEU, jsonURL("eu-west-1", "GetQueueUrl", map[string]any{"QueueName": "queue-x"}))
+	require.Equal(t, wantDefault, jsonURL("us-east-1", "GetQueueUrl", map[string]any{"QueueName": "queue-x"}))
+	require.Equal(t, wantEU, jsonURL("eu-west-1", "ListQueues", map[string]any{"QueueNamePrefix": "queue-x"}))
+
+	// A host that names the region keeps the first form: the host tells the regions apart.
+	named := "sqs.eu-west-1.localhost:" + port
+	req, err := http.NewRequest(http.MethodPost, e.base+"/", strings.NewReader(qpForm("Action", "GetQueueUrl",
+		"Version", qpVersion, "QueueName", "queue-x").Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", qpFormContentType)
+	req.Host = named
+	resp, err := e.hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err = io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	require.Equal(t, "http://"+named+"/"+qpAccount+"/queue-x", urlOf(body))
+}
+
+// exQueueIn returns the queue of that name in a region of the test account.
+func exQueueIn(t *testing.T, e *qpEnv, region, name string) *fifoq.Queue {
+	t.Helper()
+	for _, q := range e.srv.Catalog().Queues() {
+		if q.Namespace.Region == region && q.Name == name {
+			return q.Queue
+		}
+	}
+	t.Fatalf("no queue %s in %s", name, region)
+	return nil
 }
