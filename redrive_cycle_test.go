@@ -206,7 +206,17 @@ func cyConcurrent(t *testing.T, n int, fifo, stored bool) {
 	}
 	qs := build()
 
-	const senders, perSender, receivers, rounds = 2, 40, 3, 300
+	const prefill, senders, perSender, receivers, rounds = 20, 2, 40, 3, 300
+	// Messages in every queue before the receives start, so that they move from the first rounds on, and
+	// more sent while they run.
+	for i := range prefill {
+		group := ""
+		if fifo {
+			group = fmt.Sprintf("p%d", i%3)
+		}
+		_, err := qs[i%n].Send(ctx, fifoq.Message{Body: fmt.Sprintf("p-%d", i), GroupID: group, DeduplicationID: dedupID(fifo, 9, i)})
+		require.NoError(t, err)
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, senders+receivers*n)
 	for s := range senders {
@@ -283,7 +293,7 @@ func cyConcurrent(t *testing.T, n int, fifo, stored bool) {
 	for _, q := range qs {
 		deleted += int(q.Metrics().Deleted)
 	}
-	require.Equal(t, senders*perSender, len(held)+deleted, "held %d, deleted %d", len(held), deleted)
+	require.Equal(t, prefill+senders*perSender, len(held)+deleted, "held %d, deleted %d", len(held), deleted)
 	if n > 1 {
 		moved := uint64(0)
 		for _, q := range qs {
