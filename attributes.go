@@ -60,13 +60,16 @@ func (q *Queue) Attributes() Attributes {
 	}
 }
 
-// redriveMu serializes changes of redrive policies, so two of them cannot make a cycle together.
+// redriveMu serializes changes of redrive policies, so that a dead-letter queue's sources are those whose
+// policy names it, whatever the order of concurrent changes.
 var redriveMu sync.Mutex
 
 // SetAttributes replaces the queue's settings with a, which is usually [Queue.Attributes] with some fields
-// changed; the rules are those of [New], and an invalid a returns the same errors and changes nothing. A
-// dead-letter queue that would lead back to q returns ErrInvalidRedrivePolicy. Concurrent SetAttributes
-// calls do not merge: the last one wins.
+// changed; the rules are those of [New], and an invalid a returns the same errors and changes nothing. The
+// dead-letter queue may be q itself, or lead back to q through other queues' policies, as on SQS: a queue
+// that is its own dead-letter queue moves nothing (its messages are received past maxReceiveCount), and in
+// a cycle of several queues a message moves on from queue to queue. Concurrent SetAttributes calls do not
+// merge: the last one wins.
 //
 // The changes apply as SQS applies them (spec 4.6, 5.3): a new retention period applies to the messages
 // already stored, so shortening it can expire them at once; a new delay applies to the delayed messages of
@@ -123,7 +126,7 @@ func (q *Queue) setAttributes(a Attributes) (commit, error) {
 	return done, nil
 }
 
-// configWith returns old with the settings of a, validated; redriveMu must be held, for the cycle check.
+// configWith returns old with the settings of a, validated; redriveMu must be held.
 func (q *Queue) configWith(old *config, a Attributes) (*config, error) {
 	c := *old
 	c.visibility, c.delay, c.retention = a.VisibilityTimeout, a.Delay, a.Retention
@@ -147,13 +150,8 @@ func (q *Queue) configWith(old *config, a Attributes) (*config, error) {
 	if err := c.validate(q.fifo); err != nil {
 		return nil, err
 	}
-	if err := c.validateRedrive(q.name, q.fifo); err != nil {
+	if err := c.validateRedrive(q.name, q.fifo, q); err != nil {
 		return nil, err
-	}
-	for d := c.dlq; d != nil; d = d.conf().dlq {
-		if d == q {
-			return nil, reject(ErrInvalidRedrivePolicy, "dead-letter queue %s leads back to %s", c.dlq.name, q.name)
-		}
 	}
 	return &c, nil
 }

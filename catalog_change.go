@@ -149,8 +149,18 @@ func (c *Catalog) TagQueue(ctx context.Context, ns Namespace, name string, tags 
 }
 
 // UntagQueue removes the tags of those keys from the queue name of ns; keys it does not have are ignored.
-// A queue the catalogue does not hold returns ErrQueueDoesNotExist.
+// No keys, or a key TagQueue would refuse (empty, or longer than 128 characters), return ErrInvalidTags and
+// change nothing, as on SQS. A queue the catalogue does not hold returns ErrQueueDoesNotExist.
 func (c *Catalog) UntagQueue(ctx context.Context, ns Namespace, name string, keys []string) error {
+	if err := checkTagKeys(keys); err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if c.lookup(ns, name) == nil {
+			return reject(ErrQueueDoesNotExist, "queue %s", name)
+		}
+		return err
+	}
 	return c.changeTags(ctx, ns, name, func(have map[string]string) map[string]string {
 		for _, k := range keys {
 			delete(have, k)

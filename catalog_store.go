@@ -442,8 +442,9 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		}
 		return ""
 	}
-	// The order: a queue after the dead-letter queue its policy is bound to. fifoq refused cycles of bound
-	// policies; a stored one (which no change of the catalogue makes) leaves the policy that closes it pending.
+	// The order: a queue after the dead-letter queue its policy is bound to, where the policies form no
+	// cycle. A queue whose dead-letter queue comes after it (its policy closes a cycle, or names the queue
+	// itself) is created without its policy, which is bound once every queue is there.
 	var order []string
 	state := make(map[string]int) // 1: being visited, 2: ordered
 	var visit func(fn string)
@@ -474,12 +475,21 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var closing []string // the queues created without their bound policy, which closes a cycle
 	for _, fn := range order {
 		sq := qs[fn]
 		d := sq.def
 		p := d.RedrivePolicy
+		create := d
 		if p.DeadLetterQueue != "" && !p.Pending {
-			if e := c.byName[dlqOf(sq)]; e == nil {
+			switch {
+			case c.byName[dlqOf(sq)] != nil:
+			case qs[dlqOf(sq)] != nil: // later in the order: the policy closes a cycle
+				closing = append(closing, fn)
+				without := *d
+				without.RedrivePolicy = RedrivePolicy{}
+				create = &without
+			default:
 				c.warn("fifoq: the dead-letter queue of a redrive policy is not there: the policy is pending",
 					"queue", sq.key.name, "dead_letter_queue", p.DeadLetterQueue)
 				d.RedrivePolicy.Pending = true
@@ -492,7 +502,7 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		if refusing[fn] {
 			d.RedriveAllowPolicy = nil
 		}
-		opts, err := c.optionsLocked(sq.key.ns, d, nil)
+		opts, err := c.optionsLocked(sq.key.ns, create, nil)
 		q, err2 := New(fn, opts...)
 		if err == nil {
 			err = err2
@@ -518,6 +528,25 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 			c.pendLocked(e)
 		}
 		c.addLocked(e)
+	}
+	for _, fn := range closing {
+		e, p := c.byName[fn], qs[fn].def.RedrivePolicy
+		a := e.q.Attributes()
+		a.DeadLetterQueue, a.MaxReceiveCount = c.byName[dlqOf(qs[fn])].q, p.MaxReceiveCount
+		err := e.q.SetAttributes(a)
+		switch {
+		case errors.Is(err, ErrInvalidRedrivePolicy) || errors.Is(err, ErrRedriveNotAllowed):
+			c.warn("fifoq: the redrive policy of a queue is refused by its dead-letter queue: the policy is pending",
+				"queue", e.key.name, "dead_letter_queue", p.DeadLetterQueue, "error", err)
+			e.def.RedrivePolicy = p
+			e.def.RedrivePolicy.Pending = true
+			c.pendLocked(e)
+		case err != nil:
+			if ErrorCode(err) != "" {
+				return c.corrupt(catalogKeyOf(catalogQueue, fn), err)
+			}
+			return fmt.Errorf("fifoq: opening queue %s of %v: %w", e.key.name, e.key.ns, err)
+		}
 	}
 	for _, fn := range sortedKeys(refusing) {
 		e := c.byName[fn]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,6 +186,20 @@ func TestCatalogUpdate(t *testing.T) {
 	require.ErrorIs(t, err, fifoq.ErrInvalidTags)
 	require.Equal(t, "Too many tags added for queue. A queue can have at most 50 tags.", fifoq.ErrorMessage(err))
 	require.ErrorIs(t, c.TagQueue(t.Context(), ctNS, "q", map[string]string{"": "v"}), fifoq.ErrInvalidTags)
+
+	// UntagQueue refuses what TagQueue refuses, and no keys at all, and then removes nothing.
+	for _, keys := range [][]string{{"b", ""}, {strings.Repeat("k", 129)}, {}, nil} {
+		err := c.UntagQueue(t.Context(), ctNS, "q", keys)
+		require.ErrorIs(t, err, fifoq.ErrInvalidTags, "UntagQueue %q", keys)
+		if len(keys) == 0 {
+			require.Equal(t, "Tag keys must be between 1 and 128 characters in length.", fifoq.ErrorMessage(err))
+		}
+	}
+	require.Equal(t, "Value  for parameter TagKey is invalid. Reason: Tag keys must be between 1 and 128 characters in length.",
+		fifoq.ErrorMessage(c.UntagQueue(t.Context(), ctNS, "q", []string{""})))
+	require.ErrorIs(t, c.UntagQueue(t.Context(), ctNS, "none", nil), fifoq.ErrQueueDoesNotExist)
+	tagged, _ = c.Definition(ctNS, "q")
+	require.Equal(t, map[string]string{"b": "2"}, tagged.Tags)
 }
 
 // Deleting a dead-letter queue leaves its sources' redrive policies pending: their messages stay with them;

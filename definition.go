@@ -292,9 +292,8 @@ func (d *Definition) checkField(fifo bool, f Fields, name string) error {
 func checkTags(tags map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		v := tags[k]
-		if k == "" || len(k) > maxTagKeyLen {
-			return reject(ErrInvalidTags, "tag key %q, want 1..%d characters", k, maxTagKeyLen).says("%s",
-				invalidValue(k, "TagKey", "Tag keys must be between 1 and 128 characters in length."))
+		if err := checkTagKey(k); err != nil {
+			return err
 		}
 		if len(v) > maxTagValueLen {
 			return reject(ErrInvalidTags, "tag value of %d characters, want at most %d", len(v), maxTagValueLen).says("%s",
@@ -304,6 +303,29 @@ func checkTags(tags map[string]string) error {
 	if len(tags) > maxTags {
 		return reject(ErrInvalidTags, "%d tags, want at most %d", len(tags), maxTags).says(
 			"Too many tags added for queue. A queue can have at most %d tags.", maxTags)
+	}
+	return nil
+}
+
+// checkTagKey checks a tag key: 1..128 characters.
+func checkTagKey(k string) error {
+	if k == "" || len(k) > maxTagKeyLen {
+		return reject(ErrInvalidTags, "tag key %q, want 1..%d characters", k, maxTagKeyLen).says("%s",
+			invalidValue(k, "TagKey", "Tag keys must be between 1 and 128 characters in length."))
+	}
+	return nil
+}
+
+// checkTagKeys checks the keys of an UntagQueue: at least one (AWS's answer to none, recorded in
+// getmoto/moto#1686, is this message without a value), each as TagQueue checks it.
+func checkTagKeys(keys []string) error {
+	if len(keys) == 0 {
+		return reject(ErrInvalidTags, "no tag keys").says("Tag keys must be between 1 and 128 characters in length.")
+	}
+	for _, k := range keys {
+		if err := checkTagKey(k); err != nil {
+			return err
+		}
 	}
 	return nil
 }

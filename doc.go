@@ -122,9 +122,11 @@
 // # Dead-letter queues
 //
 // [WithDeadLetterQueue] gives a queue a redrive policy: a dead-letter queue and a maxReceiveCount of 1 to
-// 1000. The dead-letter queue is a *[Queue] of the same type (FIFO with FIFO, standard with standard) that
-// must exist before its source, so queues cannot form a cycle. [New] rejects a bad policy with
-// [ErrInvalidRedrivePolicy].
+// 1000. The dead-letter queue is a *[Queue] of the same type (FIFO with FIFO, standard with standard).
+// [New] rejects a bad policy with [ErrInvalidRedrivePolicy]. As on SQS, dead-letter queues may form cycles,
+// set with [Queue.SetAttributes]: a queue may be its own dead-letter queue, which moves nothing (its
+// messages are received past maxReceiveCount, their receive count going on, as without a policy), and in a
+// cycle of several queues a message moves on from one to the next each time it passes its limit.
 //
 // The move happens on a receive: a message already received maxReceiveCount times and not deleted is moved by
 // the next receive that would return it, and that receive goes on without it. On a FIFO queue this unblocks
@@ -318,7 +320,10 @@
 //
 // A [Queue] is safe for concurrent use by any number of producers and consumers. All of its state sits behind
 // one mutex; no call holds it while waiting. A receive that moves a message to a dead-letter queue takes that
-// queue's mutex inside its own, which cannot deadlock because a dead-letter queue exists before its sources.
+// queue's mutex inside its own when the dead-letter queue was created before the source; otherwise (in a
+// cycle of dead-letter queues, say) it only tries it, and when it is busy the receive returns what it has
+// and moves the message afterwards, taking the two mutexes in the other order. Queues created in one order
+// are locked in one order, so cycles of dead-letter queues cannot deadlock.
 // Apart from a move task, which runs in a goroutine of its own until it ends, a queue starts no goroutines:
 // each call first applies what has come due by the queue's clock (visibility timeouts and delays ending,
 // messages and deduplication ids expiring), so an idle queue costs nothing. Long polls

@@ -155,8 +155,13 @@ func TestErrorMessageOfEachRule(t *testing.T) {
 		{"3.2/invalid deduplication id", emSend("q.fifo", fifoq.Message{Body: "b", GroupID: "g", DeduplicationID: long}),
 			fifoq.ErrInvalidDeduplicationID, ipv, "Value " + long + " for parameter MessageDeduplicationId is invalid. Reason: " +
 				idReason("MessageDeduplicationId")},
-		{"3.2/deduplication id on standard", emSendEntry("q", fifoq.Message{Body: "b", DeduplicationID: "d"}),
+		{"3.2/deduplication id on standard, batch entry", emSendEntry("q", fifoq.Message{Body: "b", DeduplicationID: "d"}),
 			fifoq.ErrInvalidDeduplicationID, ipv, "The request include parameter that is not valid for this queue type"},
+		// Recorded: a production log's "(Value <uuid> for parameter MessageDeduplicationId is invalid. Reason: The
+		// request include parameter that is not valid for this queue type.)" of a SendMessage to a standard queue.
+		{"3.2/deduplication id on standard, single send", emSend("q", fifoq.Message{Body: "b", DeduplicationID: "d-1"}),
+			fifoq.ErrInvalidDeduplicationID, ipv, "Value d-1 for parameter MessageDeduplicationId is invalid. Reason: " +
+				"The request include parameter that is not valid for this queue type."},
 
 		{"4.1/delay over 15 minutes", emSend("q", fifoq.Message{Body: "b", Delay: 16 * time.Minute}), fifoq.ErrInvalidDelay, ipv,
 			"Value 960 for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900."},

@@ -201,8 +201,14 @@ func (q *Queue) checkContent(m *Message, batch bool) error {
 	}
 	if m.DeduplicationID != "" {
 		if !q.fifo {
-			return reject(ErrInvalidDeduplicationID, "only FIFO queues take a deduplication id").says(
-				"The request include parameter that is not valid for this queue type")
+			// AWS's words, recorded: a batch entry's failure unframed (aws/aws-sdk-js#4216), a single
+			// send's framed as an invalid value, with a final period.
+			if batch {
+				return reject(ErrInvalidDeduplicationID, "only FIFO queues take a deduplication id").says(
+					"The request include parameter that is not valid for this queue type")
+			}
+			return reject(ErrInvalidDeduplicationID, "only FIFO queues take a deduplication id").says("%s", invalidValue(
+				m.DeduplicationID, "MessageDeduplicationId", "The request include parameter that is not valid for this queue type."))
 		}
 		if err := validateID(m.DeduplicationID, ErrInvalidDeduplicationID); err != nil {
 			return err

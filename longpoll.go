@@ -134,8 +134,9 @@ func (l *waitList) dueAt(t tick) {
 
 // waitLocked is the long poll: called with mu held and nothing to receive, it sleeps until signaled, until
 // the first message comes due (if it is the first waiter), or until the deadline, and tries again. It
-// returns with mu held, and with what the call committed before it last released mu.
-func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt time.Duration, attemptID string) (int, commit, error) {
+// returns with mu held, and with what the call committed before it last released mu. Like takeLocked, it
+// returns a message it could not move to its dead-letter queue now, for the caller to move.
+func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt time.Duration, attemptID string) (int, *message, commit, error) {
 	w := q.waiters.get()
 	defer q.waiters.put(w)
 	q.waiters.add(w)
@@ -151,18 +152,19 @@ func (q *Queue) waitLocked(ctx context.Context, deadline tick, got []take, vt ti
 		now := q.lock()
 		listed := q.waiters.ran(w)
 		n := 0
+		var stuck *message
 		if !ctxDone {
-			n = q.takeLocked(now, got, vt, attemptID)
+			n, stuck = q.takeLocked(now, got, vt, attemptID)
 		}
 		switch {
-		case ctxDone || n > 0 || now >= deadline:
+		case ctxDone || n > 0 || stuck != nil || now >= deadline:
 			if listed {
 				q.waiters.remove(w)
 			}
 			if ctxDone {
-				return 0, c, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
+				return 0, nil, c, ctx.Err() // the caller's unlock hands on what this waiter was signaled for
 			}
-			return n, c, nil
+			return n, stuck, c, nil
 		case !listed:
 			q.waiters.add(w) // signaled, but another receive was first: wait again, last in line
 		}

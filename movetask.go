@@ -510,6 +510,9 @@ func (q *Queue) takeMoves(n int, dest *Queue) ([]move, string) {
 			failure = fmt.Sprintf("message %s came from %s, which is not open", q.messageIDLocked(m), q.origins[m.seq].sourceName)
 		case to == nil:
 			failure = fmt.Sprintf("message %s was not moved here from another queue and has no source to return to", q.messageIDLocked(m))
+		case to == q:
+			// No receive moves a message into its own queue (see exhausted), so none names it as its source.
+			failure = fmt.Sprintf("message %s names this queue as its source: it has no other queue to return to", q.messageIDLocked(m))
 		case to.deleted.Load():
 			failure = fmt.Sprintf("the destination %s of message %s was deleted", to.name, q.messageIDLocked(m))
 		case m.rawSize() > to.conf().maxSize:

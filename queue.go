@@ -27,6 +27,7 @@ type Queue struct {
 	epoch   time.Time              // tick 0
 	tag     uint32                 // in every receipt handle, so a handle of another queue is refused
 	idNonce uint64                 // the first half of every MessageID
+	rank    uint64                 // in the order of locks (see lockUnder)
 
 	// A durable queue's store (nil for a queue in memory), its id and name there, and the Unix time of
 	// its epoch, in nanoseconds: the store keeps times as such.
@@ -96,7 +97,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 	if err := cfg.validate(fifo); err != nil {
 		return nil, err
 	}
-	if err := cfg.validateRedrive(name, fifo); err != nil {
+	if err := cfg.validateRedrive(name, fifo, nil); err != nil {
 		return nil, err
 	}
 	q := &Queue{
@@ -107,6 +108,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 		epoch:    cfg.clock.Now(),
 		tag:      newTag(),
 		idNonce:  rand.Uint64(),
+		rank:     queueRanks.Add(1),
 		all:      msgList{kind: bySend},
 		fresh:    msgList{kind: byQueue},
 		retry:    msgList{kind: byQueue},
@@ -151,6 +153,11 @@ func (q *Queue) conf() *config { return q.cfg.Load() }
 // lock takes mu and applies everything that has come due; it returns the time.
 func (q *Queue) lock() tick {
 	q.mu.Lock()
+	return q.enterLocked()
+}
+
+// enterLocked is lock once mu is taken.
+func (q *Queue) enterLocked() tick {
 	now := max(q.clock.Now().Sub(q.epoch), q.lastNow) // a clock that steps back does not move the queue back
 	q.lastNow = now
 	q.catchUpLocked(now)

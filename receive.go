@@ -78,30 +78,44 @@ func (q *Queue) receive(ctx context.Context, o ReceiveOptions, maxMessages int, 
 	if maxMessages > len(buf) { // ReceiveMany
 		got = make([]take, maxMessages)
 	}
-	now := q.lock()
-	if attemptID != "" {
-		if n, replayed, err := q.replayLocked(now, attemptID, vt, got); replayed || err != nil {
-			if werr := q.unlock().wait(q.st); werr != nil {
-				return nil, werr
-			}
-			return q.deliveries(got[:n]), err
+	var deadline tick
+	for first := true; ; first = false {
+		now := q.lock()
+		if first {
+			deadline = now + wait
 		}
+		if attemptID != "" {
+			if n, replayed, err := q.replayLocked(now, attemptID, vt, got); replayed || err != nil {
+				if werr := q.unlock().wait(q.st); werr != nil {
+					return nil, werr
+				}
+				return q.deliveries(got[:n]), err
+			}
+		}
+		n, stuck := q.takeLocked(now, got[:maxMessages], vt, attemptID)
+		var (
+			err    error
+			waited commit
+		)
+		if n == 0 && stuck == nil && wait > 0 {
+			n, stuck, waited, err = q.waitLocked(ctx, deadline, got[:maxMessages], vt, attemptID)
+		}
+		done := waited.then(q.unlock())
+		if stuck != nil {
+			// Past its receive limit, with its dead-letter queue busy: moved now, in the order of locks.
+			done = done.then(q.deadLetterLater(stuck, stuck.seq))
+		}
+		if werr := done.wait(q.st); werr != nil {
+			return nil, werr
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 && stuck != nil {
+			continue // nothing received yet: look again, within the same wait
+		}
+		return q.deliveries(got[:n]), nil
 	}
-	n := q.takeLocked(now, got[:maxMessages], vt, attemptID)
-	var (
-		err    error
-		waited commit
-	)
-	if n == 0 && wait > 0 {
-		n, waited, err = q.waitLocked(ctx, now+wait, got[:maxMessages], vt, attemptID)
-	}
-	if werr := waited.then(q.unlock()).wait(q.st); werr != nil {
-		return nil, werr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return q.deliveries(got[:n]), nil
 }
 
 // receiveParams resolves the parameters of a receive of at most limit messages, a zero taking the queue's
@@ -188,18 +202,23 @@ type take struct {
 }
 
 // takeLocked receives up to len(got) visible messages into got and returns how many. A message past its
-// receive limit goes to the dead-letter queue instead, and the receive goes on without it.
-func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID string) int {
-	n := 0
+// receive limit goes to the dead-letter queue instead, and the receive goes on without it; when the
+// dead-letter queue's lock cannot be taken now (see lockUnder), the receive stops at that message, leaves it
+// where it is, and returns it as stuck, for the caller to move once it has released the lock.
+func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID string) (n int, stuck *message) {
 	if q.fifo {
-		for n < len(got) {
+		for n < len(got) && stuck == nil {
 			g, ok := q.groups.popOldest()
 			if !ok {
 				break
 			}
 			for m := g.msgs.head; m != nil && m.state == StateVisible && n < len(got); {
 				nx := next(m, byQueue)
-				n = q.claimLocked(now, m, vt, got, n)
+				var moved bool
+				if n, moved = q.claimLocked(now, m, vt, got, n); !moved {
+					stuck = m
+					break
+				}
 				m = nx
 			}
 			q.groups.update(g) // a dead-lettered head may leave the group available
@@ -214,9 +233,16 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 			if m == nil {
 				break
 			}
+			if q.exhausted(m) {
+				if !q.deadLetterLocked(m) { // left at the head of its list
+					stuck = m
+					break
+				}
+				continue
+			}
 			list.remove(m)
 			m.ready = readyNone
-			n = q.claimLocked(now, m, vt, got, n)
+			n, _ = q.claimLocked(now, m, vt, got, n)
 		}
 	}
 	if attemptID != "" && n > 0 {
@@ -225,19 +251,19 @@ func (q *Queue) takeLocked(now tick, got []take, vt time.Duration, attemptID str
 		}
 	}
 	q.counters.Received += uint64(n)
-	return n
+	return n, stuck
 }
 
 // claimLocked receives m into got[n], or, past its receive limit, moves it to the dead-letter queue; it
-// returns how many got holds then.
-func (q *Queue) claimLocked(now tick, m *message, vt time.Duration, got []take, n int) int {
+// returns how many got holds then, and false when m is past its limit and could not move now (it is left as
+// it was).
+func (q *Queue) claimLocked(now tick, m *message, vt time.Duration, got []take, n int) (int, bool) {
 	if q.exhausted(m) {
-		q.deadLetterLocked(m)
-		return n
+		return n, q.deadLetterLocked(m)
 	}
 	q.receiveLocked(now, m, vt)
 	got[n] = q.takeOfLocked(m)
-	return n + 1
+	return n + 1, true
 }
 
 // receiveLocked makes m in flight under a new receipt.

@@ -2,6 +2,7 @@ package fifoq
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -69,14 +70,19 @@ func (p RedriveAllowPolicy) allows(source string) bool {
 	return false
 }
 
-// validateRedrive checks the redrive policy of a new queue named name against its dead-letter queue
-// (spec 6.1, 6.2, 6.7).
-func (c *config) validateRedrive(name string, fifo bool) error {
+// validateRedrive checks the redrive policy of the queue named name (self, nil for a new one) against its
+// dead-letter queue (spec 6.1, 6.2, 6.7). A queue that is its own dead-letter queue is checked against the
+// redrive allow policy it is given.
+func (c *config) validateRedrive(name string, fifo bool, self *Queue) error {
 	if err := c.allow.validate(); err != nil {
 		return err
 	}
 	if !c.hasRedrive {
 		return nil
+	}
+	allow := c.allow
+	if c.dlq != nil && c.dlq != self {
+		allow = c.dlq.conf().allow
 	}
 	switch {
 	case c.dlq == nil:
@@ -85,7 +91,7 @@ func (c *config) validateRedrive(name string, fifo bool) error {
 		return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", c.maxReceiveCount, maxMaxReceiveCount)
 	case c.dlq.fifo != fifo:
 		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be of the same type", c.dlq.name, name)
-	case !c.dlq.conf().allow.allows(name):
+	case !allow.allows(name):
 		return reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
 	case c.dlq.st != c.store:
 		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be in the same store", c.dlq.name, name)
@@ -142,22 +148,74 @@ func (q *Queue) messageIDLocked(m *message) string {
 }
 
 // exhausted reports whether receiving m would take its receive count past the maxReceiveCount of the
-// queue's redrive policy: then m goes to the dead-letter queue instead (spec 6.3).
+// queue's redrive policy: then m goes to the dead-letter queue instead (spec 6.3). A queue that is its own
+// dead-letter queue moves nothing: its messages are received past maxReceiveCount, their count going on.
 func (q *Queue) exhausted(m *message) bool {
 	c := q.conf()
-	return c.dlq != nil && int(m.receiveCount) >= c.maxReceiveCount
+	return c.dlq != nil && c.dlq != q && int(m.receiveCount) >= c.maxReceiveCount
 }
 
-// deadLetterLocked moves m to the dead-letter queue. The dead-letter queue's lock is taken inside this
-// queue's: a dead-letter queue exists before its sources, so the order never cycles.
-func (q *Queue) deadLetterLocked(m *message) {
+// The order of queue locks. A receive that moves a message holds its queue's lock and needs the dead-letter
+// queue's. Dead-letter queues may form cycles (a queue may be its own, which moves nothing), so "source
+// before dead-letter queue" is no order. Every queue has a rank instead, its place in the order of creation
+// in the process, and a call that holds queue locks waits only for the lock of a queue ranked below every
+// one it holds. A dead-letter queue created before its source (the usual case) is ranked below it, and its
+// lock is waited for. Another is only tried (TryLock); when it is busy, the receive leaves the message where
+// it is, stops there and returns what it has, and moves the message afterwards, with the dead-letter queue's
+// lock taken before the source's (deadLetterLater).
+
+// queueRanks gives each queue its rank.
+var queueRanks atomic.Uint64
+
+// lockUnder takes q's lock for a move into q from src, whose lock is held, when the order of locks allows
+// waiting for it or it is free; it reports whether it took it.
+func (q *Queue) lockUnder(src *Queue) bool {
+	if q.rank < src.rank {
+		q.mu.Lock()
+		return true
+	}
+	return q.mu.TryLock()
+}
+
+// deadLetterLocked moves m to the dead-letter queue and reports true, or, when the dead-letter queue's lock
+// cannot be taken now (see lockUnder), changes nothing and reports false.
+func (q *Queue) deadLetterLocked(m *message) bool {
+	dlq := q.conf().dlq
+	if !dlq.lockUnder(q) {
+		return false
+	}
+	q.moveLocked(m, dlq)
+	return true
+}
+
+// deadLetterLater moves m, which a receive left in this queue because its dead-letter queue was busy, now
+// that the receive released the lock: it takes the dead-letter queue's lock, then this queue's, and moves
+// m if it is still here, visible and past its receive limit, and the dead-letter queue is still this
+// queue's. It returns what the receive waits for before it returns.
+func (q *Queue) deadLetterLater(m *message, seq uint64) commit {
+	dlq := q.conf().dlq
+	if dlq == nil || dlq == q {
+		return commit{}
+	}
+	dlq.mu.Lock() // ranked above q (else lockUnder would have waited for it): taken first
+	q.lock()
+	if q.conf().dlq != dlq || int(m.slot) >= len(q.slots) || q.slots[m.slot] != m || m.seq != seq ||
+		m.state != StateVisible || !q.exhausted(m) {
+		dlq.mu.Unlock()
+		return q.unlock()
+	}
+	q.moveLocked(m, dlq)
+	return q.unlock()
+}
+
+// moveLocked moves m to dlq, whose lock is held; acceptDeadLetter releases it.
+func (q *Queue) moveLocked(m *message, dlq *Queue) {
 	o := &origin{messageID: q.messageIDLocked(m), sourceName: q.name, source: q}
 	sentAt := q.time(m.sentAt)
 	var firstReceivedAt time.Time
 	if m.receiveCount > 0 {
 		firstReceivedAt = q.time(m.firstReceivedAt)
 	}
-	dlq := q.conf().dlq
 	if q.logger != nil {
 		q.moved = append(q.moved, deadLettered{o.messageID, m.groupID, dlq.name, int(m.receiveCount)})
 	}
@@ -180,8 +238,10 @@ type deadLettered struct {
 // In a store, the move is one batch: src's call has recorded the message's removal; the record of its
 // arrival here joins it, and the batch is committed before this queue's lock is released, so no later
 // change of the message here can reach the store before it.
+//
+// The caller holds q.mu, taken in the order of locks (lockUnder); acceptDeadLetter releases it.
 func (q *Queue) acceptDeadLetter(from *message, o *origin, sentAt, firstReceivedAt time.Time, src *Queue) {
-	now := q.lock()
+	now := q.enterLocked()
 	m := &message{body: from.body, groupID: from.groupID, dedupID: from.dedupID, attrs: from.attrs, extra: from.extra,
 		dueIdx: -1, receiveCount: from.receiveCount, moved: true}
 	if !firstReceivedAt.IsZero() {

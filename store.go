@@ -162,8 +162,8 @@ func (s *Store) Close() error {
 }
 
 // DeleteQueue removes a queue and every message it holds from the store. An open Queue of that name
-// refuses every change from then on (ErrQueueDeleted). A dead-letter queue that a queue open on the store
-// uses cannot be deleted (ErrQueueInUse). Deleting a queue that the store does not hold does nothing.
+// refuses every change from then on (ErrQueueDeleted). A dead-letter queue that another queue open on the
+// store uses cannot be deleted (ErrQueueInUse); one that is its own goes with its policy. Deleting a queue that the store does not hold does nothing.
 func (s *Store) DeleteQueue(name string) error {
 	c, err := s.deleteQueue(name)
 	if err != nil {
@@ -190,10 +190,11 @@ func (s *Store) deleteQueue(name string) (commit, error) {
 		// Under the queue's lock: no source can start using it (addSource looks at deleted under it),
 		// every change it committed before is ordered before the range deletion, and it commits none after.
 		q.mu.Lock()
-		if len(q.sources) > 0 {
-			src := q.sources[0].name
-			q.mu.Unlock()
-			return commit{}, fmt.Errorf("%w: %s is the dead-letter queue of %s", ErrQueueInUse, name, src)
+		for _, src := range q.sources {
+			if src != q { // its own dead-letter queue goes with it
+				q.mu.Unlock()
+				return commit{}, fmt.Errorf("%w: %s is the dead-letter queue of %s", ErrQueueInUse, name, src.name)
+			}
 		}
 		q.commitLocked()
 		q.deleted.Store(true)

@@ -120,7 +120,9 @@ func TestConformanceJSONErrors(t *testing.T) {
 		message: "Value 2 for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.",
 		modeled: ceGeneric,
 	}, {
-		// AWS's answer, recorded for a SendMessageBatch entry on a standard queue (aws/aws-sdk-js#4216).
+		// AWS's answer to a single SendMessage, recorded in a production log: "Value <id> for parameter
+		// MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this
+		// queue type." (a batch entry's is unframed, aws/aws-sdk-js#4216: sdk_send_test.go).
 		name: "InvalidParameterValue deduplication id on a standard queue",
 		call: func(ctx context.Context, c *sqs.Client, q ceQueues) error {
 			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &q.std, MessageBody: aws.String("m"),
@@ -128,7 +130,7 @@ func TestConformanceJSONErrors(t *testing.T) {
 			return err
 		},
 		status: 400, shape: "InvalidParameterValueException", code: "InvalidParameterValue",
-		message: "The request include parameter that is not valid for this queue type",
+		message: "Value d for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.",
 		modeled: ceGeneric,
 	}, {
 		name: "InvalidParameterValue no deduplication id",

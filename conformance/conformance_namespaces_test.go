@@ -38,6 +38,15 @@ func nsClient(srv *sqsapi.Server, region, keyID, endpoint string) *sqs.Client {
 // deletedReuse is how long after its deletion a queue's name can be used again, and a second more.
 const deletedReuse = 61 * time.Second
 
+// nsURL is the URL of a queue as the server answers it to a client of endpoint http://fifoq.test: a queue
+// outside the default region names its region (LocalStack's path form), the host naming none.
+func nsURL(region, account, name string) string {
+	if region != sdRegion {
+		return "http://fifoq.test/queue/" + region + "/" + account + "/" + name
+	}
+	return "http://fifoq.test/" + account + "/" + name
+}
+
 func nsArn(region, account, name string) string {
 	return "arn:aws:sqs:" + region + ":" + account + ":" + name
 }
@@ -86,7 +95,7 @@ func TestNsSameNameApart(t *testing.T) {
 				attrs = map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"}
 			}
 			u := nsCreate(t, c, name, attrs)
-			require.Equal(t, "http://fifoq.test/"+n.account+"/"+name, u, "URL in %v", n)
+			require.Equal(t, nsURL(n.region, n.account, name), u, "URL in %v", n)
 			require.Equal(t, nsArn(n.region, n.account, name), nsAttr(t, c, u, "QueueArn"))
 			if name == "orders" {
 				urls[i] = u
@@ -321,7 +330,7 @@ func TestNsRedriveNamespaces(t *testing.T) {
 	require.JSONEq(t, policy, nsAttr(t, eu, srcURL, "RedrivePolicy"))
 	sources, err := eu.ListDeadLetterSourceQueues(t.Context(), &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: &dlqURL})
 	require.NoError(t, err)
-	require.Equal(t, []string{"http://fifoq.test/111111111111/src"}, sources.QueueUrls)
+	require.Equal(t, []string{nsURL("eu-west-1", "111111111111", "src")}, sources.QueueUrls)
 	_, err = eu.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: &srcURL, MessageBody: aws.String("poison")})
 	require.NoError(t, err)
 	require.Len(t, nsReceive(t, eu, srcURL), 1)
@@ -360,12 +369,15 @@ func TestNsMoveTaskHandle(t *testing.T) {
 	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`), decoded["taskId"])
 	require.Len(t, decoded, 2, "%s", raw)
 
-	for _, h := range []string{
-		base64.StdEncoding.EncodeToString([]byte(`{"taskId":"00000000-0000-4000-8000-000000000000","sourceArn":"` + dlqARN + `"}`)),
-		base64.StdEncoding.EncodeToString([]byte(`{"taskId":"` + decoded["taskId"] + `","sourceArn":"` + nsArn("us-east-1", "111111111111", "h-dlq") + `"}`)),
+	for _, h := range []struct{ handle, message string }{
+		{base64.StdEncoding.EncodeToString([]byte(`{"taskId":"00000000-0000-4000-8000-000000000000","sourceArn":"` + dlqARN + `"}`)),
+			"Task does not exist."},
+		// The task's id with the ARN of a queue of another region, which does not exist (as AWS recorded).
+		{base64.StdEncoding.EncodeToString([]byte(`{"taskId":"` + decoded["taskId"] + `","sourceArn":"` + nsArn("us-east-1", "111111111111", "h-dlq") + `"}`)),
+			"The resource that you specified for the SourceArn parameter doesn't exist."},
 	} {
-		_, err := c.CancelMessageMoveTask(t.Context(), &sqs.CancelMessageMoveTaskInput{TaskHandle: &h})
-		sdWantErr(t, err, sdNotFound, "Task does not exist.")
+		_, err := c.CancelMessageMoveTask(t.Context(), &sqs.CancelMessageMoveTaskInput{TaskHandle: &h.handle})
+		sdWantErr(t, err, sdNotFound, h.message)
 	}
 	for _, h := range []string{"not-a-handle", base64.StdEncoding.EncodeToString([]byte("not json")),
 		base64.StdEncoding.EncodeToString([]byte(`{"taskId":"x"}`)), base64.RawURLEncoding.EncodeToString([]byte("0123456789abcdef" + dlqARN))} {
@@ -508,7 +520,7 @@ func TestNsDurableRestart(t *testing.T) {
 			require.Empty(t, tags.Tags)
 			sources, err := eu().ListDeadLetterSourceQueues(t.Context(), &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String("dlq.fifo")})
 			require.NoError(t, err)
-			require.Equal(t, []string{"http://fifoq.test/111111111111/orders.fifo"}, sources.QueueUrls)
+			require.Equal(t, []string{nsURL("eu-west-1", "111111111111", "orders.fifo")}, sources.QueueUrls)
 			_, err = eu().CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String("gone")})
 			sdWantErr(t, err, sdDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 			nsCreate(t, us(), "gone", nil) // another namespace's name
@@ -525,7 +537,9 @@ func TestNsDurableRestart(t *testing.T) {
 			require.Equal(t, []string{"http://localhost/111111111111/dlq.fifo", "http://localhost/111111111111/orders.fifo"}, list.QueueUrls)
 			list, err = us().ListQueues(t.Context(), &sqs.ListQueuesInput{})
 			require.NoError(t, err)
-			require.Equal(t, []string{"http://fifoq.test/000000000000/gone", "http://fifoq.test/000000000000/orders.fifo"}, list.QueueUrls)
+			// us-east-1 is no longer the default region: its URLs name it.
+			require.Equal(t, []string{"http://fifoq.test/queue/us-east-1/000000000000/gone",
+				"http://fifoq.test/queue/us-east-1/000000000000/orders.fifo"}, list.QueueUrls)
 			// A queue of the new defaults with the name of a queue of the old ones is another queue.
 			_, err = unsigned.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String("gone")})
 			sdWantErr(t, err, sdDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")

@@ -337,23 +337,27 @@ func TestDrDeleteQueue(t *testing.T) {
 	}
 }
 
-// TestDrRedriveEdges restarts with the redrive policies that fifoq's rules alone would not re-create: a
-// pending policy that would close a cycle, and a source whose dead-letter queue's RedriveAllowPolicy now
-// refuses it. Each comes back as it was.
+// TestDrRedriveEdges restarts with the redrive policies that a plain order of creation would not re-create:
+// policies that form a cycle (a pending policy bound again when its dead-letter queue comes back, closing
+// one, as SQS accepts; and a queue that is its own dead-letter queue), and a source whose dead-letter queue's
+// RedriveAllowPolicy now refuses it. Each comes back as it was.
 func TestDrRedriveEdges(t *testing.T) {
 	t.Parallel()
 	d := drMemory(t)
 	redrive := func(dlq string) map[string]string {
 		return sdKV("RedrivePolicy", `{"deadLetterTargetArn":"`+sdArn(dlq)+`","maxReceiveCount":3}`)
 	}
-	// a's policy names b; b is deleted, so a's is pending; b comes back with a policy naming a, so a's would
-	// close a cycle and stays pending.
+	// a's policy names b; b is deleted, so a's is pending; b comes back with a policy naming a, and a's is
+	// bound again: a and b are each other's dead-letter queue.
 	d.create("b", nil)
 	a := d.create("a", redrive("b"))
 	_, err := d.c.DeleteQueue(d.ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(d.url("b"))})
 	require.NoError(t, err)
 	d.clk.Advance(time.Minute)
 	b := d.create("b", redrive("a"))
+	// self is its own dead-letter queue.
+	self := d.create("self", nil)
+	require.NoError(t, d.setAttrs(self, redrive("self")))
 	// s uses t, whose RedriveAllowPolicy then refuses it.
 	tq := d.create("t", nil)
 	d.create("s", redrive("t"))
@@ -361,17 +365,26 @@ func TestDrRedriveEdges(t *testing.T) {
 
 	before := d.view()
 	require.Equal(t, []string{b}, before.Sources["a"], "b's policy is bound")
-	require.Empty(t, before.Sources["b"], "a's policy is pending")
+	require.Equal(t, []string{a}, before.Sources["b"], "a's policy is bound again, closing the cycle")
+	require.Equal(t, []string{self}, before.Sources["self"])
 	require.Equal(t, []string{d.url("s")}, before.Sources["t"], "s stays bound")
 	d.restart(true)
 	require.Equal(t, before, d.view())
 
-	// a's pending policy is a's still: b's messages stay in b past their maxReceiveCount... and a's in a.
+	// m goes round the cycle: 3 receives in a, then 3 receives' worth in b, and back; and self keeps its
+	// messages past maxReceiveCount.
 	d.send(a, "m")
-	for range 4 {
-		require.Len(t, d.receiveN(a, 1), 1, "m stays in a")
+	d.send(self, "mine")
+	for range 3 {
+		require.Len(t, d.receiveN(a, 1), 1, "m in a")
+		require.Len(t, d.receiveN(self, 1), 1, "mine in self")
 		d.clk.Advance(31 * time.Second)
 	}
+	require.Empty(t, d.receiveN(a, 1), "m moved to b")
+	require.Len(t, d.receiveN(self, 1), 1, "mine stays in self")
+	require.Equal(t, "1", d.attrs(b, types.QueueAttributeNameApproximateNumberOfMessages)["ApproximateNumberOfMessages"], "m in b")
+	require.Empty(t, d.receiveN(b, 1), "m, past b's limit of 3 too, moved back to a")
+	require.Equal(t, "1", d.attrs(a, types.QueueAttributeNameApproximateNumberOfMessages)["ApproximateNumberOfMessages"], "m in a")
 }
 
 // TestDrConcurrentChanges changes one queue's attributes and tags from many goroutines at once, then

@@ -94,7 +94,8 @@ func shapeOf(code string) string {
 // traits): 400 unless listed.
 func statusOf(code string) int {
 	switch code {
-	case "AWS.SimpleQueueService.PurgeQueueInProgress", "InvalidSecurity", codeMissingToken, codeInvalidClientTokenID, codeSignatureDoesNotMatch:
+	case "AWS.SimpleQueueService.PurgeQueueInProgress", "InvalidSecurity", "OverLimit", codeMissingToken, codeInvalidClientTokenID,
+		codeSignatureDoesNotMatch:
 		return 403
 	case "ReceiptHandleIsInvalid", codeResourceNotFound, codeUnknownOperation, "InvalidAddress":
 		return 404

@@ -146,10 +146,28 @@ func (e *jsonEncoder) endMapItem() { e.close('}') }
 // queryJSONEncoder writes the result of a query-protocol request that asked for JSON (Accept:
 // application/json), as SQS answers one: the XML document's structure in JSON, with each member under its
 // member name (Attributes, not Attribute), lists as arrays, and maps as arrays of {"Name": k, "Value": v}
-// entries (the key and value names of the map's XML entries).
+// entries (the key and value names of the map's XML entries), as recorded for GetQueueAttributes. The
+// actions whose answers in this format are on record differ, and write them as recorded (see their
+// encodeQueryJSON methods): ListQueues, ReceiveMessage and SendMessage.
 type queryJSONEncoder struct {
 	jsonEncoder
 	maps []xmlFrame // per open map: its key and value names
+}
+
+// null writes the member name with the value null: the answers on record in this format name absent
+// members so (ListQueues, ReceiveMessage, SendMessage).
+func (e *queryJSONEncoder) null(name string) {
+	e.key(name)
+	e.b = append(e.b, "null"...)
+}
+
+// strOrNull writes the member name with the value v, or null when v is "".
+func (e *queryJSONEncoder) strOrNull(name, v string) {
+	if v == "" {
+		e.null(name)
+		return
+	}
+	e.str(name, v)
 }
 
 func (e *queryJSONEncoder) reset() {

@@ -26,28 +26,28 @@ func handleOf(t fifoq.CatalogTask) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// parseHandle returns the task id of a handle with the shape of one, known or not: base64 of a JSON object
-// with a taskId and an SQS ARN as sourceArn.
-func parseHandle(h string) (string, bool) {
+// parseHandle decodes a handle with the shape of one, known or not: base64 of a JSON object with a taskId
+// and an SQS ARN as sourceArn.
+func parseHandle(h string) (taskHandle, bool) {
 	b, err := base64.StdEncoding.DecodeString(h)
 	if err != nil {
-		return "", false
+		return taskHandle{}, false
 	}
 	var th taskHandle
 	if json.Unmarshal(b, &th) != nil || th.TaskID == "" {
-		return "", false
+		return taskHandle{}, false
 	}
 	_, _, ok := parseARN(th.SourceArn)
-	return th.TaskID, ok
+	return th, ok
 }
 
 // taskOfHandle returns the task a handle names, if the catalogue holds it.
 func (s *Server) taskOfHandle(h string) (fifoq.CatalogTask, bool) {
-	id, ok := parseHandle(h)
+	th, ok := parseHandle(h)
 	if !ok {
 		return fifoq.CatalogTask{}, false
 	}
-	t, ok := s.cat.MoveTask(id)
+	t, ok := s.cat.MoveTask(th.TaskID)
 	return t, ok && handleOf(t) == h
 }
 
@@ -154,8 +154,14 @@ func cancelMessageMoveTask(s *Server, c *call, in *cancelMoveTaskInput) (output,
 	if in.TaskHandle == "" {
 		return nil, missing("TaskHandle")
 	}
-	if _, ok := parseHandle(in.TaskHandle); !ok {
+	th, ok := parseHandle(in.TaskHandle)
+	if !ok {
 		return nil, newError(codeInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+	}
+	// The handle names its source queue, which AWS looks up first (recorded: a well-formed handle of a
+	// source that does not exist is ResourceNotFoundException for the SourceArn parameter).
+	if _, ok := s.queueOfARN(th.SourceArn); !ok {
+		return nil, notFound("SourceArn")
 	}
 	t, ok := s.taskOfHandle(in.TaskHandle)
 	if !ok {

@@ -41,7 +41,7 @@ func createQueue(s *Server, c *call, in *createQueueInput) (output, error) {
 	if _, err := s.createQueue(c.ctx, ns, in.QueueName, in.Attributes, in.Tags); err != nil {
 		return nil, err
 	}
-	return queueURLOutput(c.urlOf(fifoq.CatalogQueue{Namespace: ns, Name: in.QueueName})), nil
+	return queueURLOutput(s.urlOf(c, fifoq.CatalogQueue{Namespace: ns, Name: in.QueueName})), nil
 }
 
 type getQueueURLInput struct {
@@ -69,7 +69,7 @@ func getQueueURL(s *Server, c *call, in *getQueueURLInput) (output, error) {
 	if !ok {
 		return nil, s.unknownQueue(c, ns, in.QueueName)
 	}
-	return queueURLOutput(c.urlOf(q)), nil
+	return queueURLOutput(s.urlOf(c, q)), nil
 }
 
 // queueURLsOutput is the result of ListQueues and ListDeadLetterSourceQueues.
@@ -81,6 +81,10 @@ type queueURLsOutput struct {
 }
 
 func (o *queueURLsOutput) encode(e encoder) {
+	if qe, ok := e.(*queryJSONEncoder); ok && o.name == "QueueUrls" {
+		o.encodeQueryJSON(qe)
+		return
+	}
 	if len(o.urls) > 0 || o.required {
 		e.beginList(o.name, "QueueUrl")
 		for _, u := range o.urls {
@@ -91,6 +95,24 @@ func (o *queueURLsOutput) encode(e encoder) {
 	if o.next != "" {
 		e.str("NextToken", o.next)
 	}
+}
+
+// encodeQueryJSON writes ListQueues' result as AWS answers a query request that asks for JSON, as
+// recorded (JuliaCloud/AWS.jl#127, 2020): {"NextExclusiveStartQueueName": null, "NextToken": null,
+// "queueUrls": [...]}, with null for an empty list and for a member without a value.
+func (o *queueURLsOutput) encodeQueryJSON(e *queryJSONEncoder) {
+	e.null("NextExclusiveStartQueueName")
+	e.strOrNull("NextToken", o.next)
+	if len(o.urls) == 0 {
+		e.null("queueUrls")
+		return
+	}
+	e.key("queueUrls")
+	e.open('[')
+	for _, u := range o.urls {
+		e.listStr(u)
+	}
+	e.close(']')
 }
 
 type listQueuesInput struct {
@@ -111,14 +133,14 @@ func (in *listQueuesInput) fromQuery(f *form) error {
 func listQueues(s *Server, c *call, in *listQueuesInput) (output, error) {
 	queues := s.cat.List(s.requestNS(c.r), in.QueueNamePrefix)
 	out := &queueURLsOutput{name: "QueueUrls"}
-	err := paginate(c, queues, in.NextToken, in.MaxResults, out)
+	err := s.paginate(c, queues, in.NextToken, in.MaxResults, out)
 	return out, err
 }
 
 // paginate fills out with the URLs of the queues after NextToken (a queue name, base64-encoded), at most
 // maxResults of them (1..1000), and the token of the next page. Without maxResults it returns up to 1000
 // queues and no token, as SQS does.
-func paginate(c *call, queues []fifoq.CatalogQueue, token string, maxResults *int, out *queueURLsOutput) error {
+func (s *Server) paginate(c *call, queues []fifoq.CatalogQueue, token string, maxResults *int, out *queueURLsOutput) error {
 	limit := 1000
 	if maxResults != nil {
 		if *maxResults < 1 || *maxResults > 1000 {
@@ -144,7 +166,7 @@ func paginate(c *call, queues []fifoq.CatalogQueue, token string, maxResults *in
 			}
 			break
 		}
-		out.urls = append(out.urls, c.urlOf(q))
+		out.urls = append(out.urls, s.urlOf(c, q))
 	}
 	return nil
 }
@@ -294,7 +316,7 @@ func listDeadLetterSourceQueues(s *Server, c *call, in *listSourcesInput) (outpu
 		}
 	}
 	out := &queueURLsOutput{name: "queueUrls", required: true}
-	err = paginate(c, sources, in.NextToken, in.MaxResults, out)
+	err = s.paginate(c, sources, in.NextToken, in.MaxResults, out)
 	return out, err
 }
 

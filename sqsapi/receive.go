@@ -186,6 +186,10 @@ type receiveOutput struct {
 }
 
 func (o *receiveOutput) encode(e encoder) {
+	if qe, ok := e.(*queryJSONEncoder); ok {
+		o.encodeQueryJSON(qe)
+		return
+	}
 	if len(o.deliveries) == 0 {
 		return
 	}
@@ -211,6 +215,48 @@ func (o *receiveOutput) encodeMessage(e encoder, d *fifoq.Delivery) {
 		return
 	}
 	e.md5Attributes("MD5OfMessageAttributes", attrs)
+	encodeMessageAttributes(e, attrs)
+}
+
+// encodeQueryJSON writes ReceiveMessage's result as AWS answers a query request that asks for JSON, as
+// recorded: the list is "messages" (aws-samples/serverless-patterns, APIGateway-SQS-ReceiveMessages, 2024),
+// null when empty; each message has its members in alphabetical order, null when absent (Attributes,
+// MD5OfMessageAttributes, MessageAttributes), and its system attributes as an object (JustSaying's capture of
+// AWS's answer, 2019). No answer on record shows message attributes: they are written as
+// GetQueueAttributes' map is, a list of Name/Value entries.
+func (o *receiveOutput) encodeQueryJSON(e *queryJSONEncoder) {
+	if len(o.deliveries) == 0 {
+		e.null("messages")
+		return
+	}
+	e.key("messages")
+	e.open('[')
+	for i := range o.deliveries {
+		d := &o.deliveries[i]
+		e.beginItem()
+		if o.system != 0 {
+			o.encodeSystem(&e.jsonEncoder, d) // a JSON object
+		} else {
+			e.null("Attributes")
+		}
+		e.str("Body", d.Body)
+		e.md5Body("MD5OfBody", d.Body)
+		if attrs := o.selectAttributes(d.Attributes); len(attrs) > 0 {
+			e.md5Attributes("MD5OfMessageAttributes", attrs)
+			encodeMessageAttributes(e, attrs)
+		} else {
+			e.null("MD5OfMessageAttributes")
+			e.null("MessageAttributes")
+		}
+		e.str("MessageId", d.MessageID)
+		e.str("ReceiptHandle", d.ReceiptHandle)
+		e.endItem()
+	}
+	e.close(']')
+}
+
+// encodeMessageAttributes writes a message's MessageAttributes.
+func encodeMessageAttributes(e encoder, attrs map[string]fifoq.Attribute) {
 	e.beginMap("MessageAttributes", "MessageAttribute", "Name", "Value")
 	for name, a := range attrs {
 		e.beginMapItem(name)

@@ -70,12 +70,27 @@ func (s *Server) requestNS(r *http.Request) fifoq.Namespace {
 	return fifoq.Namespace{Account: account, Region: region}
 }
 
+// scoped reports whether the request's region is that of its credential scope.
+func (s *Server) scoped(r *http.Request) bool {
+	_, region, _ := sigv4.Scope(r)
+	return region == s.region || sigv4.IsRegionName(region)
+}
+
+// regionOfHost returns the first label of host that has the form of a region name, or "".
+func regionOfHost(host string) string { return sigv4.HostRegion(host, "") }
+
+// isRegionName reports whether v has the form of an AWS region name (package sigv4 has the rule).
+func isRegionName(v string) bool {
+	return sigv4.IsRegionName(v)
+}
+
 // isAccountID reports whether v is an AWS account id: 12 decimal digits.
 func isAccountID(v string) bool { return sigv4.IsAccountID(v) }
 
 // resolve returns the queue a QueueUrl names: a URL, whose path ends with /account/name (any host will
-// do; the region is the request's), or a queue name alone, in the request's account and region. A
-// query-protocol request without a QueueUrl may be sent to the queue's URL instead.
+// do; the region is the request's) or is /queue/region/account/name (the region of a request without a
+// credential scope is the one named), or a queue name alone, in the request's account and region. A query-protocol request without a QueueUrl may be sent to
+// the queue's URL instead.
 func (s *Server) resolve(c *call, queueURL string) (fifoq.CatalogQueue, error) {
 	// resolveBytes only reads the bytes and keeps none of them.
 	return s.resolveBytes(c, unsafe.Slice(unsafe.StringData(queueURL), len(queueURL)))
@@ -102,6 +117,13 @@ func (s *Server) resolveBytes(c *call, queueURL []byte) (fifoq.CatalogQueue, err
 		name = path[i+1:]
 		account := path[:i]
 		if j := bytes.LastIndexByte(account, '/'); j >= 0 {
+			// /queue/<region>/<account>/<name>: the URL names the queue's region (urlOf), which a request
+			// without a credential scope acts in; a signed request acts in its scope's region, whatever the
+			// URL names, as it does whatever the URL's host names.
+			if region, ok := bytes.CutPrefix(account[:j], queuePathPrefix); ok && isRegionName(string(region)) &&
+				!s.scoped(c.r) {
+				ns.Region = string(region)
+			}
 			account = account[j+1:]
 		}
 		switch {
@@ -123,11 +145,24 @@ func (s *Server) resolveBytes(c *call, queueURL []byte) (fifoq.CatalogQueue, err
 	return q, nil
 }
 
-// urlOf returns the URL of q on the host the request was sent to.
-func (c *call) urlOf(q fifoq.CatalogQueue) string { return c.queueURL(q.Namespace.Account, q.Name) }
+// urlOf returns the URL of q on the host the request was sent to: scheme://host/account/name, or, for a
+// queue outside the server's default region requested from a host that names no region (one endpoint for
+// every region, as most test set-ups have), scheme://host/queue/region/account/name, LocalStack's path form,
+// so that queues of one name in two regions have two URLs. resolve takes either form, and the region of a
+// host such as sqs.eu-west-1.localhost keeps the first.
+func (s *Server) urlOf(c *call, q fifoq.CatalogQueue) string {
+	account := q.Namespace.Account
+	if q.Namespace.Region != s.region && regionOfHost(c.r.Host) == "" {
+		account = "queue/" + q.Namespace.Region + "/" + account
+	}
+	return c.queueURL(account, q.Name)
+}
 
 // Separators of resolveBytes.
 var schemeSep, slash, question = []byte("://"), []byte("/"), []byte("?")
+
+// queuePathPrefix starts the path of a queue URL that names its region (urlOf), after the leading slash.
+var queuePathPrefix = []byte("queue/")
 
 // createQueue creates a queue, or returns the existing one when attributes agree with it (CreateQueue): the
 // catalogue's rule, from the attributes decoded. On a durable server the queue's definition is stored

@@ -114,6 +114,10 @@ type sendResult struct {
 }
 
 func (r *sendResult) encode(e encoder) {
+	if qe, ok := e.(*queryJSONEncoder); ok && r.id == "" {
+		r.encodeQueryJSON(qe)
+		return
+	}
 	if r.id != "" {
 		e.str("Id", r.id)
 	}
@@ -128,6 +132,21 @@ func (r *sendResult) encode(e encoder) {
 	if r.sequenceNumber != "" {
 		e.str("SequenceNumber", r.sequenceNumber)
 	}
+}
+
+// encodeQueryJSON writes SendMessage's result as AWS answers a query request that asks for JSON, as
+// recorded (aws-samples/serverless-patterns, an API Gateway to SQS SendMessage pattern): every member in
+// alphabetical order, null when it has no value.
+func (r *sendResult) encodeQueryJSON(e *queryJSONEncoder) {
+	if len(r.attrs) > 0 {
+		e.md5Attributes("MD5OfMessageAttributes", r.attrs)
+	} else {
+		e.null("MD5OfMessageAttributes")
+	}
+	e.md5Body("MD5OfMessageBody", r.body)
+	e.strOrNull("MD5OfMessageSystemAttributes", r.md5System)
+	e.str("MessageId", r.messageID)
+	e.strOrNull("SequenceNumber", r.sequenceNumber)
 }
 
 // sent returns the result of a send.

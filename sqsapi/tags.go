@@ -54,8 +54,8 @@ func untagQueue(s *Server, c *call, in *untagQueueInput) (output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(in.TagKeys) == 0 {
-		return nil, missing("TagKeys")
+	if c.json && in.TagKeys == nil {
+		return nil, missing("TagKeys") // an empty list, or none in a form, is the catalogue's to refuse
 	}
 	return nil, s.changed(c, s.cat.UntagQueue(c.ctx, q.Namespace, q.Name, in.TagKeys))
 }

@@ -46,5 +46,6 @@ func TestServeDefaultsNamespaces(t *testing.T) {
 	require.Error(t, err, "another region has no such queue")
 	out, err := client("us-east-1", "210987654321").CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String("jobs")})
 	require.NoError(t, err)
-	require.Equal(t, "http://localhost/210987654321/jobs", aws.ToString(out.QueueUrl))
+	require.Equal(t, "http://localhost/queue/us-east-1/210987654321/jobs", aws.ToString(out.QueueUrl),
+		"a queue outside the default region: its URL names the region, the host naming none")
 }

@@ -77,9 +77,16 @@ func Verify(r *http.Request, body []byte, secret func(accessKeyID string) (strin
 	if err != nil || !strings.HasPrefix(amzDate, date) {
 		return newError(CodeIncompleteSignature, "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
 	}
-	if d := time.Since(t); d > MaxSkew || d < -MaxSkew {
+	now := time.Now().UTC()
+	switch d := now.Sub(t); {
+	case d > MaxSkew:
 		return newError(CodeSignatureDoesNotMatch, "Signature expired: %s is now earlier than %s (%s - 15 min.)", amzDate,
-			time.Now().UTC().Add(-MaxSkew).Format("20060102T150405Z"), time.Now().UTC().Format("20060102T150405Z"))
+			now.Add(-MaxSkew).Format("20060102T150405Z"), now.Format("20060102T150405Z"))
+	case d < -MaxSkew:
+		// AWS's words for a date ahead of its clock (recorded, e.g. "Signature not yet current:
+		// 20180404T155030Z is still later than 20180404T070416Z (20180404T064916Z + 15 min.)").
+		return newError(CodeSignatureDoesNotMatch, "Signature not yet current: %s is still later than %s (%s + 15 min.)", amzDate,
+			now.Add(MaxSkew).Format("20060102T150405Z"), now.Format("20060102T150405Z"))
 	}
 	if region != defaultRegion && !IsRegionName(region) || scoped != service {
 		return newError(CodeSignatureDoesNotMatch, "Credential should be scoped to a valid region and service: %s, %s.", defaultRegion, service)

@@ -10,6 +10,7 @@ boto3 and a server with no queues of its names.
 
 import base64
 import hashlib
+import json
 import sys
 
 import boto3
@@ -204,6 +205,43 @@ def main():
     r = sqs.list_queue_tags(QueueUrl=empty)
     check(not r.get("Tags"), "ListQueueTags of an untagged queue: %r" % r.get("Tags"))
     print("ok empty results", flush=True)
+
+    # Answers AWS gave on record (sqsapi/recorded_test.go names where): a queue may be its own dead-letter
+    # queue; CancelMessageMoveTask of a handle whose source does not exist; AddPermission of a principal that
+    # is no account id; a deduplication id on a standard queue; UntagQueue without keys; a URL per region.
+    own = sqs.get_queue_attributes(QueueUrl=empty, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.set_queue_attributes(QueueUrl=empty, Attributes={"RedrivePolicy": json.dumps({"deadLetterTargetArn": own, "maxReceiveCount": "42"})})
+    rp = json.loads(sqs.get_queue_attributes(QueueUrl=empty, AttributeNames=["RedrivePolicy"])["Attributes"]["RedrivePolicy"])
+    equal(rp, {"deadLetterTargetArn": own, "maxReceiveCount": 42}, "RedrivePolicy naming the queue itself")
+    sqs.set_queue_attributes(QueueUrl=empty, Attributes={"RedrivePolicy": ""})
+    check("RedrivePolicy" not in sqs.get_queue_attributes(QueueUrl=empty, AttributeNames=["All"])["Attributes"], "RedrivePolicy removed")
+    handle = base64.b64encode(json.dumps({"taskId": "10f57157-fc38-4da9-a113-4de7e12d05dd",
+                                          "sourceArn": "arn:aws:sqs:us-east-1:878966065785:test-queue-doesnt-exist-123456"}).encode()).decode()
+    if hasattr(sqs, "cancel_message_move_task"):  # botocore 1.31 and later: Debian's 1.29 has no move tasks
+        expect_error(sqs.cancel_message_move_task, "ResourceNotFoundException", 404,
+                     "The resource that you specified for the SourceArn parameter doesn't exist.",
+                     shape="ResourceNotFoundException", exc=ex.ResourceNotFoundException, TaskHandle=handle)
+    expect_error(sqs.add_permission, "InvalidParameterValue", 400,
+                 "Value [*] for parameter PrincipalId is invalid. Reason: Unable to verify.",
+                 shape="InvalidParameterValueException", QueueUrl=empty, Label="l", AWSAccountIds=["*"], Actions=["SendMessage"])
+    check("Policy" not in sqs.get_queue_attributes(QueueUrl=empty, AttributeNames=["All"])["Attributes"], "a refused AddPermission changes nothing")
+    expect_error(sqs.send_message, "InvalidParameterValue", 400,
+                 "Value d-1 for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.",
+                 shape="InvalidParameterValueException", QueueUrl=empty, MessageBody="x", MessageDeduplicationId="d-1")
+    expect_error(sqs.untag_queue, "InvalidParameterValue", 400, "Tag keys must be between 1 and 128 characters in length.",
+                 shape="InvalidParameterValueException", QueueUrl=empty, TagKeys=[])
+    eu = boto3.client("sqs", endpoint_url=endpoint, region_name="eu-west-1", aws_access_key_id="AKIDCONFORMANCE",
+                      aws_secret_access_key="conformance-secret", config=Config(retries={"max_attempts": 0}))
+    home = sqs.create_queue(QueueName="cf-x")["QueueUrl"]
+    away = eu.create_queue(QueueName="cf-x")["QueueUrl"]
+    equal(home, endpoint + "/000000000000/cf-x", "QueueUrl in the default region")
+    equal(away, endpoint + "/queue/eu-west-1/000000000000/cf-x", "QueueUrl in another region, on the same endpoint")
+    eu.send_message(QueueUrl=away, MessageBody="away")
+    equal([m["Body"] for m in eu.receive_message(QueueUrl=away)["Messages"]], ["away"], "receive by the regional URL")
+    check("Messages" not in sqs.receive_message(QueueUrl=home), "the default region's cf-x is another queue")
+    eu.delete_queue(QueueUrl=away)
+    sqs.delete_queue(QueueUrl=home)
+    print("ok recorded answers", flush=True)
 
     for u in (std, fifo, empty):
         sqs.delete_queue(QueueUrl=u)
