@@ -158,13 +158,18 @@ func (q *Queue) checkParams(m *Message) error {
 		return reject(ErrInvalidDelay, "%v, want 0..%v", d, maxDelay).says("%s", invalidValue(seconds(d), "DelaySeconds",
 			"DelaySeconds must be >= 0 and <= "+seconds(maxDelay)+"."))
 	}
-	if err := CheckAttributeCount(len(m.Attributes)); err != nil {
-		return err
-	}
-	for name, a := range m.Attributes {
-		if err := checkAttributeValue(name, a); err != nil {
+	if len(m.Attributes) > 0 { // most messages have none: no map to walk
+		if err := CheckAttributeCount(len(m.Attributes)); err != nil {
 			return err
 		}
+		for name, a := range m.Attributes {
+			if err := checkAttributeValue(name, a); err != nil {
+				return err
+			}
+		}
+	}
+	if m.TraceHeader == "" {
+		return nil
 	}
 	return CheckTraceHeader(m.TraceHeader)
 }
@@ -179,12 +184,14 @@ func (q *Queue) checkContent(m *Message, batch bool) error {
 		return reject(ErrInvalidMessageContents, "body")
 	}
 	size := len(m.Body)
-	for name, a := range m.Attributes {
-		n, err := validateAttribute(name, a)
-		if err != nil {
-			return err
+	if len(m.Attributes) > 0 {
+		for name, a := range m.Attributes {
+			n, err := validateAttribute(name, a)
+			if err != nil {
+				return err
+			}
+			size += n
 		}
-		size += n
 	}
 	if maxSize := q.conf().maxSize; size > maxSize {
 		verb := "are invalid"

@@ -310,7 +310,10 @@ func (q *Queue) deliveries(got []take) []Delivery {
 	for i, t := range got {
 		ids := s[i*per : (i+1)*per]
 		d := &out[i] // filled in place: a Delivery is large
-		d.Message = t.m.content()
+		d.Body, d.GroupID, d.DeduplicationID = t.m.body, t.m.groupID, t.m.dedupID
+		if x := t.m.extra; x != nil {
+			d.Delay, d.TraceHeader = x.delay, x.traceHeader
+		}
 		d.ReceiptHandle = ids[:handleLen]
 		d.MessageID = ids[handleLen : handleLen+uuidLen]
 		d.SequenceNumber = ids[handleLen+uuidLen:]
