@@ -49,6 +49,7 @@ type crashTotals struct {
 	attempts, sent, dupAcks, deliveries, deletes, fails int
 	moved, dlqSeen, released, releaseRefused            int
 	moveTasks, moveRounds                               int // move tasks started; rounds that started one
+	syncAck, syncRelaxed                                int // children that synced at each acknowledgement; WithSyncEvery
 }
 
 // crashBody is one body (one identity) and everything that happened to it. Its instances are the messages
@@ -130,6 +131,12 @@ func (m *crashModel) apply(recs []crashRec) {
 	for _, r := range recs {
 		if r.K == recBegin || r.K == recMoveStart || r.K == recMoveTask || r.K == recFatal {
 			switch r.K {
+			case recBegin:
+				if r.State == "ack" {
+					m.totals.syncAck++
+				} else {
+					m.totals.syncRelaxed++
+				}
 			case recMoveStart:
 				m.totals.moveTasks++
 				if m.moveRound != r.round {

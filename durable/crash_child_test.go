@@ -81,8 +81,10 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 	opts := []durable.Option{durable.WithMemTableSize(memTable)}
 	// Half the children sync their log every so often rather than at each acknowledgement
 	// (durable.WithSyncEvery): a kill of the process must lose nothing then either.
+	syncMode := "ack"
 	if every := []time.Duration{0, 0, time.Millisecond, time.Hour}[c.rng(501).IntN(4)]; every > 0 {
 		opts = append(opts, durable.WithSyncEvery(every))
+		syncMode = every.String()
 	}
 	st, err := durable.Open(filepath.Join(dir, "store"), opts...)
 	if err != nil {
@@ -101,7 +103,7 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 		}
 		_ = c.log.close()
 	}()
-	if err := c.log.write(crashRec{K: recBegin, Start: c.now()}); err != nil {
+	if err := c.log.write(crashRec{K: recBegin, Start: c.now(), State: syncMode}); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintln(stdout, "ready"); err != nil {

@@ -27,7 +27,7 @@ import (
 
 // Record kinds.
 const (
-	recBegin      = "B" // a child started
+	recBegin      = "B" // a child started (State: its sync mode, "ack" or WithSyncEvery's interval)
 	recAttempt    = "A" // a send is about to be made (ID, Group, Dedup)
 	recSent       = "S" // a send succeeded (ID, Msg, Seq, Dup)
 	recDelivery   = "R" // a receive returned this message (Call, Idx, Start, End, Msg, Count, First, Sent, Dedup, Handle)

@@ -129,12 +129,13 @@ func TestCrash(t *testing.T) {
 	tt := h.model.totals
 	t.Logf("seed %d: %d rounds in %v: %d kills (%d before the child was ready), then a graceful stop; "+
 		"%d sends attempted, %d acknowledged (%d retries answered as duplicates), %d deliveries, %d deletes and "+
-		"%d fails acknowledged, %d dead-letter moves seen, %d move tasks started in %d rounds, %d messages moved "+
+		"%d fails acknowledged, %d dead-letter moves seen, %d children synced at each acknowledgement and %d "+
+		"WithSyncEvery, %d move tasks started in %d rounds, %d messages moved "+
 		"back by move tasks that completed, "+
 		"%d receives of killed children released by the next (%d refused: ended or gone), %d torn log lines; "+
 		"at the end %d messages stored",
 		seed, round+1, time.Since(began).Round(time.Millisecond), tt.kills, tt.earlyKills, tt.attempts, tt.sent,
-		tt.dupAcks, tt.deliveries, tt.deletes, tt.fails, tt.dlqSeen, tt.moveTasks, tt.moveRounds, tt.moved, tt.released, tt.releaseRefused,
+		tt.dupAcks, tt.deliveries, tt.deletes, tt.fails, tt.dlqSeen, tt.syncAck, tt.syncRelaxed, tt.moveTasks, tt.moveRounds, tt.moved, tt.released, tt.releaseRefused,
 		tt.torn, h.stored)
 }
 
