@@ -509,7 +509,8 @@ type TopicMetrics struct {
 	// String.Array that is not a JSON array of scalars (NumberOfNotificationsFilteredOut-InvalidAttributes).
 	FilteredOutInvalidAttributes uint64
 	// FilteredOutInvalidMessageBody counts the messages rejected by a filter policy on the body because
-	// the body is not a JSON object (NumberOfNotificationsFilteredOut-InvalidMessageBody).
+	// the body is not a JSON object, or nests deeper than 256 levels
+	// (NumberOfNotificationsFilteredOut-InvalidMessageBody).
 	FilteredOutInvalidMessageBody uint64
 	// Failed counts the messages a queue refused (NumberOfNotificationsFailed).
 	Failed uint64
