@@ -91,6 +91,9 @@ type catalogKey struct {
 type catalogEntry struct {
 	q   *Queue
 	key catalogKey
+	// created is def.Created, which never changes: kept here, it is read with no lock (a change replaces
+	// def under mu).
+	created time.Time
 
 	// mu guards the fields below, and serializes the changes of the queue's definition, so that they reach
 	// the store in order.
@@ -414,7 +417,7 @@ func (c *Catalog) createQueue(j *commit, k catalogKey, def Definition, fields Fi
 		return nil, err
 	}
 	*j = j.then(commit{t: later})
-	e := &catalogEntry{q: q, key: k, def: d}
+	e := &catalogEntry{q: q, key: k, created: d.Created, def: d}
 	e.def.RedrivePolicy = RedrivePolicy{} // bound: its Queue's
 	c.addLocked(e)
 	c.putDefinitionLocked(j, e) // e.mu is not needed yet: nobody else can reach e while c.mu is held

@@ -521,7 +521,7 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 			return fmt.Errorf("fifoq: opening queue %s of %v: %w", sq.key.name, sq.key.ns, err)
 		}
 		d.RedriveAllowPolicy = allow
-		e := &catalogEntry{q: q, key: sq.key, def: *d}
+		e := &catalogEntry{q: q, key: sq.key, created: d.Created, def: *d}
 		if !d.RedrivePolicy.Pending {
 			e.def.RedrivePolicy = RedrivePolicy{} // bound: its Queue's
 		} else {
@@ -573,7 +573,7 @@ func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch
 		src := c.byName[fn]
 		for i, st := range list {
 			c.taskSeq = max(c.taskSeq, st.seq)
-			if src == nil || i < len(list)-maxListedTasks || time.Unix(0, st.r.Started).Before(src.def.Created) {
+			if src == nil || i < len(list)-maxListedTasks || time.Unix(0, st.r.Started).Before(src.created) {
 				tidy.Delete(taskKey(fn, st.seq))
 				continue
 			}

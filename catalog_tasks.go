@@ -183,9 +183,9 @@ func (c *Catalog) staleSourceLocked(dlq *catalogEntry) string {
 		}
 		// A message from the queue that has the name now was sent there, or in a FIFO dead-letter queue
 		// moved here, after the queue was created; one from an earlier queue of that name, before its
-		// deletion, at least deletedReuseDelay before the name was taken again. Created never changes.
+		// deletion, at least deletedReuseDelay before the name was taken again.
 		src := c.byName[m.DeadLetterSource]
-		if src == nil || m.SentAt.Before(src.def.Created) {
+		if src == nil || m.SentAt.Before(src.created) {
 			return m.DeadLetterSource
 		}
 	}
