@@ -480,6 +480,10 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		sq := qs[fn]
 		d := sq.def
 		p := d.RedrivePolicy
+		allow := d.RedriveAllowPolicy
+		if refusing[fn] {
+			d.RedriveAllowPolicy = nil // before the copy below: the queue is made allowing all
+		}
 		create := d
 		if p.DeadLetterQueue != "" && !p.Pending {
 			switch {
@@ -497,10 +501,6 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		}
 		if !inStore[fn] {
 			c.warn("fifoq: a queue defined has no messages stored: it is created empty", "queue", sq.key.name, "store", c.st.location)
-		}
-		allow := d.RedriveAllowPolicy
-		if refusing[fn] {
-			d.RedriveAllowPolicy = nil
 		}
 		opts, err := c.optionsLocked(sq.key.ns, create, nil)
 		q, err2 := New(fn, opts...)

@@ -240,3 +240,35 @@ func TestCatalogOpenErrors(t *testing.T) {
 	require.ErrorIs(t, err, fifoq.ErrQueueOpen, "a second catalogue on the same store")
 	require.NoError(t, e.c.Close())
 }
+
+// A restart restores the redrive policies of two queues that are each other's dead-letter queue, bound,
+// although the allow policy of one refuses the other (it changed after the other took it).
+func TestCatalogStoreRestartCycleRefused(t *testing.T) {
+	e := newCsEnv(t)
+	c, ctx := e.c, t.Context()
+	ctCreate(t, c, ctNS, "a", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "b", fifoq.Definition{}, 0)
+	for _, p := range [][2]string{{"a", "b"}, {"b", "a"}} {
+		require.NoError(t, c.Update(ctx, ctNS, p[0], func(d *fifoq.Definition) error {
+			d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: p[1], MaxReceiveCount: 3}
+			return nil
+		}))
+	}
+	require.NoError(t, c.Update(ctx, ctNS, "b", func(d *fifoq.Definition) error {
+		d.RedriveAllowPolicy = &fifoq.RedriveAllowPolicy{Permission: fifoq.RedriveByQueue, Sources: []string{"other"}}
+		return nil
+	}))
+	before := e.definitions()
+	require.False(t, before[ctNS]["a"].RedrivePolicy.Pending, "a's policy was bound before b's allow policy changed")
+	for _, crash := range []bool{false, true} {
+		e.restart(crash)
+		require.Equal(t, before, e.definitions(), "crash %v", crash)
+		a, _ := e.c.Queue(ctNS, "a")
+		b, _ := e.c.Queue(ctNS, "b")
+		require.Same(t, b.Queue, a.Queue.Attributes().DeadLetterQueue, "crash %v: a's policy is bound", crash)
+		require.Same(t, a.Queue, b.Queue.Attributes().DeadLetterQueue, "crash %v: b's policy is bound", crash)
+		require.Equal(t, fifoq.RedriveByQueue, b.Queue.Attributes().RedriveAllowPolicy.Permission, "crash %v", crash)
+	}
+	require.NoError(t, e.c.Close())
+	require.NoError(t, e.st.Close())
+}
