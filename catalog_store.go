@@ -277,7 +277,7 @@ type storedTask struct {
 //
 // A record that does not decode returns ErrStoreCorrupt, naming it: the catalogue is never opened in part.
 // The queues of st must not be open already (ErrQueueOpen). OpenCatalog does not close st on an error, and
-// the queues it opened before the error stay open on st: close st. Call [Catalog.Close] when done with the
+// the queues it opened before the error stay open on st (with no move task running): close st. Call [Catalog.Close] when done with the
 // catalogue, then close st.
 func OpenCatalog(st *Store, opts ...CatalogOption) (*Catalog, error) {
 	if st == nil {
@@ -420,14 +420,18 @@ func (c *Catalog) recover(sc *storedCatalog) error {
 	if err := c.recoverQueues(sc.queues, inStore); err != nil {
 		return err
 	}
-	if err := c.recoverTasks(sc.tasks, tidy); err != nil {
+	if err := c.recoverTopics(&sc.topics, tidy); err != nil {
 		return err
 	}
-	if err := c.recoverTopics(&sc.topics, tidy); err != nil {
+	// The tasks last, since a running one starts moving: on an error from here on, the tasks resumed are
+	// halted (as Close halts them, their records untouched), so none runs on for a catalogue not opened.
+	if err := c.recoverTasks(sc.tasks, tidy); err != nil {
+		_ = c.Close() // it returns nil
 		return err
 	}
 	// No sync: what is not durable is tidied again at the next open.
 	if _, err := c.st.eng.Commit(tidy, false); err != nil {
+		_ = c.Close() // it returns nil
 		return c.st.fail(err)
 	}
 	return nil
