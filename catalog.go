@@ -67,7 +67,9 @@ type Catalog struct {
 	// QueueDeletedRecently rule does not end before that.
 	unfinished map[string]struct{}
 
-	// namesMu guards names: the namespace and name of each fifoq name queueName made. It is taken last.
+	// namesMu guards names: the namespace and name of each fifoq name of another namespace than home, for
+	// the queues the catalogue holds and the names deleted less than 60 s ago (those of c.deleted), so
+	// that it grows with them only, whatever names requests ask about. It is taken last.
 	namesMu sync.RWMutex
 	names   map[string]catalogKey
 
@@ -189,7 +191,7 @@ func (c *Catalog) Store() *Store { return c.st }
 // DefaultNamespace returns the namespace whose queues have their own names in fifoq (see [Catalog]).
 func (c *Catalog) DefaultNamespace() Namespace { return c.home }
 
-// queueName returns the fifoq name of the queue name of ns (see Catalog), recording the reverse for keyOf.
+// queueName returns the fifoq name of the queue name of ns (see Catalog).
 func (c *Catalog) queueName(ns Namespace, name string) string {
 	if ns == c.home {
 		return name
@@ -199,14 +201,33 @@ func (c *Catalog) queueName(ns Namespace, name string) string {
 	if fifoName(name) {
 		fn += ".fifo"
 	}
-	c.namesMu.Lock()
-	c.names[fn] = catalogKey{ns, name}
-	c.namesMu.Unlock()
 	return fn
 }
 
-// keyOf returns the namespace and name of the queue whose fifoq name is fn. A name queueName never made
-// is one of the default namespace.
+// rememberName records k as the namespace and name of fn, its fifoq name, for keyOf: a queue added to the
+// catalogue, or a name deleted less than 60 s ago read from the store.
+func (c *Catalog) rememberName(fn string, k catalogKey) {
+	if k.ns == c.home {
+		return
+	}
+	c.namesMu.Lock()
+	c.names[fn] = k
+	c.namesMu.Unlock()
+}
+
+// forgetName forgets what rememberName recorded of fn, the fifoq name of k.
+func (c *Catalog) forgetName(fn string, k catalogKey) {
+	if k.ns == c.home {
+		return
+	}
+	c.namesMu.Lock()
+	delete(c.names, fn)
+	c.namesMu.Unlock()
+}
+
+// keyOf returns the namespace and name of the queue whose fifoq name is fn. A name rememberName did not
+// record (nor one of a queue the catalogue holds, or deleted less than 60 s ago) is one of the default
+// namespace.
 func (c *Catalog) keyOf(fn string) catalogKey {
 	if strings.HasPrefix(fn, "ns-") {
 		c.namesMu.RLock()
@@ -222,7 +243,8 @@ func (c *Catalog) keyOf(fn string) catalogKey {
 // Find returns the queue whose fifoq name ([Queue.Name], or a DeadLetterSource) is name: its namespace and
 // name, and the Queue if the catalogue holds it. For a queue it no longer holds (deleted, or not in the
 // catalogue), ok is false and the Queue nil; the namespace and name are those the catalogue knows for the
-// name, else the default namespace and the name itself.
+// name (it knows those of its queues, and of the queues deleted less than 60 seconds ago), else the default
+// namespace and the name itself.
 func (c *Catalog) Find(name string) (q CatalogQueue, ok bool) {
 	k := c.keyOf(name)
 	q = CatalogQueue{Namespace: k.ns, Name: k.name}
@@ -487,6 +509,7 @@ func (c *Catalog) addLocked(e *catalogEntry) {
 	}
 	m[e.key.name] = e
 	c.byName[e.q.Name()] = e
+	c.rememberName(e.q.Name(), e.key)
 }
 
 // removeLocked removes e from the catalogue. c.mu must be held for writing.
@@ -509,6 +532,9 @@ func (c *Catalog) pruneDeletedLocked(j *commit, now time.Time) {
 			continue
 		}
 		delete(c.deleted, k)
+		if c.byName[fn] == nil { // not created again yet
+			c.forgetName(fn, k)
+		}
 		if c.st != nil {
 			if b == nil {
 				b = c.st.eng.NewBatch()

@@ -2,6 +2,7 @@ package fifoq
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -222,4 +223,47 @@ func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
 		require.Equal(t, visible, q.Stats().Visible, "no message moved after OpenCatalog failed")
 		require.NoError(t, st.Close())
 	})
+}
+
+// The catalogue knows the namespace and name of the fifoq names of its queues of other namespaces, and of
+// those deleted less than 60 seconds ago, and of no others: names that requests ask about and that name no
+// queue leave it as it was.
+func TestCatalogNamesBounded(t *testing.T) {
+	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := NewCatalog(WithCatalogClock(clock), WithDefaultNamespace(ciNS))
+	ctx := context.Background()
+	other := Namespace{Account: "111111111111", Region: "eu-west-1"}
+	_, err := c.CreateQueue(ctx, other, "dlq", Definition{}, 0)
+	require.NoError(t, err)
+	names := func() int {
+		c.namesMu.RLock()
+		defer c.namesMu.RUnlock()
+		return len(c.names)
+	}
+	require.Equal(t, 1, names())
+
+	for i := range 1000 {
+		name := "missing-" + strconv.Itoa(i)
+		require.NoError(t, c.CheckCreate(other, name))
+		_, err := c.CreateQueue(ctx, other, name, Definition{VisibilityTimeout: -1}, FieldVisibilityTimeout)
+		require.ErrorIs(t, err, ErrInvalidQueueAttribute)
+		c.Find(c.queueName(other, name))
+	}
+	for i := range 100 {
+		require.NoError(t, c.Update(ctx, other, "dlq", func(d *Definition) error {
+			d.RedriveAllowPolicy = &RedriveAllowPolicy{Permission: RedriveByQueue, Sources: []string{"src-" + strconv.Itoa(i)}}
+			return nil
+		}))
+	}
+	require.Equal(t, 1, names(), "1000 names of no queue asked about, 100 allow policies naming no queue")
+
+	fn := c.queueName(other, "dlq")
+	require.NoError(t, c.DeleteQueue(ctx, other, "dlq"))
+	q, ok := c.Find(fn)
+	require.False(t, ok)
+	require.Equal(t, CatalogQueue{Namespace: other, Name: "dlq"}, q, "a name deleted less than 60 s ago is known")
+	clock.Advance(deletedReuseDelay)
+	_, err = c.CreateQueue(ctx, ciNS, "home", Definition{}, 0) // forgets the names deleted 60 s ago
+	require.NoError(t, err)
+	require.Zero(t, names(), "the deleted name is forgotten with its deletion")
 }

@@ -416,6 +416,7 @@ func (c *Catalog) recover(sc *storedCatalog) error {
 			continue
 		}
 		c.deleted[k] = at
+		c.rememberName(fn, k)
 	}
 	if err := c.recoverQueues(sc.queues, inStore); err != nil {
 		return err
