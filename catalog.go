@@ -77,7 +77,8 @@ type Catalog struct {
 	topicsOnce sync.Once
 	topics     *topicBook
 
-	// tasksMu guards the fields below. It is taken last: no other lock is taken while it is held.
+	// tasksMu guards the fields below. It is taken last: no other lock is taken (a MoveTask's included),
+	// and nothing is written to the store, while it is held.
 	tasksMu sync.Mutex
 	tasks   map[string]*catalogTask // by id: the tasks of the entries' lists
 	taskSeq uint64                  // the number of the last task started, in its record's key

@@ -133,13 +133,13 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	c.tasksMu.Lock()
-	defer c.tasksMu.Unlock()
 	c.tasks[t.id] = t
 	src.tasks = append(src.tasks, t)
+	var b storage.Batch
 	if n := len(src.tasks) - maxListedTasks; n > 0 {
 		// The oldest have ended: a queue runs one task at a time, and this one was just started. Their
-		// records go without a sync: OpenCatalog deletes them again if they were not.
-		var b storage.Batch
+		// records go without a sync, once tasksMu is released: OpenCatalog deletes them again if they were
+		// not.
 		for _, old := range src.tasks[:n] {
 			delete(c.tasks, old.id)
 			if old.key != nil {
@@ -149,13 +149,14 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 				b.Delete(old.key)
 			}
 		}
-		if b != nil && c.err() == nil {
-			if _, err := c.st.eng.Commit(b, false); err != nil {
-				c.st.fail(err) //nolint:errcheck // the next change reports it
-			}
-		}
 		src.tasks = append(src.tasks[:0], src.tasks[n:]...)
 		clear(src.tasks[len(src.tasks):cap(src.tasks)])
+	}
+	c.tasksMu.Unlock()
+	if b != nil && c.err() == nil {
+		if _, err := c.st.eng.Commit(b, false); err != nil {
+			c.st.fail(err) //nolint:errcheck // the next change reports it
+		}
 	}
 	return t, started, nil
 }
