@@ -182,9 +182,7 @@ type taskRecordValue struct {
 func (t *catalogTask) encode(st MoveTaskStatus) []byte {
 	r := taskRecordValue{ID: t.id, Rate: st.Rate, State: st.State, Moved: st.Moved, ToMove: st.ToMove,
 		Failure: st.Failure, Started: st.StartedAt.UnixNano()}
-	if t.dest != nil {
-		r.Destination = t.dest.q.Name()
-	}
+	r.Destination = t.destFn
 	if r.State == MoveTaskCancelling {
 		r.State = MoveTaskCancelled
 	}
@@ -613,6 +611,9 @@ func (c *Catalog) resumeTask(src *catalogEntry, fn string, st storedTask) error 
 		StartedAt: time.Unix(0, r.Started), Failure: r.Failure}
 	var dest *Queue
 	if r.Destination != "" {
+		// A destination deleted since is still named: the task is not one that returned messages to their
+		// sources.
+		t.destName, t.destFn, status.Destination = c.keyOf(r.Destination).name, r.Destination, r.Destination
 		if t.dest = c.byName[r.Destination]; t.dest == nil || t.dest.key.ns != src.key.ns {
 			t.dest = nil
 			if status.State == MoveTaskRunning {

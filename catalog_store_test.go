@@ -272,3 +272,53 @@ func TestCatalogStoreRestartCycleRefused(t *testing.T) {
 	require.NoError(t, e.c.Close())
 	require.NoError(t, e.st.Close())
 }
+
+// A move task whose destination was deleted is listed with its destination's name after a restart, and
+// again after the next: "" would say that it returned the messages to their sources.
+func TestCatalogStoreTaskOfDeletedDestination(t *testing.T) {
+	for _, crash := range []bool{false, true} {
+		e := newCsEnv(t)
+		c, ctx := e.c, t.Context()
+		for _, name := range []string{"dlq", "dest", "slow"} {
+			ctCreate(t, c, ctNS, name, fifoq.Definition{}, 0)
+		}
+		ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
+			fifoq.FieldRedrivePolicy)
+		dlq, _ := c.Queue(ctNS, "dlq")
+		for range 3 {
+			_, err := dlq.Queue.Send(ctx, fifoq.Message{Body: "m"})
+			require.NoError(t, err)
+		}
+		done, err := c.StartMoveTask(ctx, ctNS, "dlq", "dest", 0)
+		require.NoError(t, err)
+		require.NoError(t, done.Task.Wait(ctx))
+		dest, _ := c.Queue(ctNS, "dest")
+		for range 3 { // back to the dead-letter queue, for the next task
+			_, err := dlq.Queue.Send(ctx, fifoq.Message{Body: "m"})
+			require.NoError(t, err)
+		}
+		require.Equal(t, 3, dest.Queue.Stats().Visible)
+		failed, err := c.StartMoveTask(ctx, ctNS, "dlq", "slow", 1) // one a second, on the manual clock
+		require.NoError(t, err)
+		require.NoError(t, c.DeleteQueue(ctx, ctNS, "dest"))
+		require.NoError(t, c.DeleteQueue(ctx, ctNS, "slow")) // the running task ends FAILED
+		require.NoError(t, failed.Task.Wait(ctx))
+
+		for round := range 2 {
+			e.restart(crash)
+			tasks := e.c.MoveTasks(ctNS, "dlq")
+			require.Len(t, tasks, 2)
+			for i, want := range []struct {
+				id, dest string
+				state    fifoq.MoveTaskState
+			}{{failed.ID, "slow", fifoq.MoveTaskFailed}, {done.ID, "dest", fifoq.MoveTaskCompleted}} {
+				require.Equal(t, want.id, tasks[i].ID)
+				require.Equal(t, want.dest, tasks[i].Destination, "crash %v, restart %d: task %d", crash, round, i)
+				require.Equal(t, want.dest, tasks[i].Task.Status().Destination, "crash %v, restart %d: task %d", crash, round, i)
+				require.Equal(t, want.state, tasks[i].Task.Status().State, "crash %v, restart %d: task %d", crash, round, i)
+			}
+		}
+		require.NoError(t, e.c.Close())
+		require.NoError(t, e.st.Close())
+	}
+}

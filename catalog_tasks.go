@@ -26,7 +26,8 @@ type CatalogTask struct {
 	// Source is the name of the dead-letter queue the task moves messages out of.
 	Source string
 	// Destination is the name of the queue it moves them to, "" when it returns each to the queue it came
-	// from.
+	// from. A destination deleted since keeps its name, but for one of a namespace other than the default
+	// deleted more than 60 seconds before a restart, which is then named by its fifoq name (see [Catalog]).
 	Destination string
 	// Task is the task: its Status, Wait and Cancel (whose end a catalogue in a store records, as
 	// [Catalog.CancelMoveTask] does).
@@ -61,17 +62,16 @@ type catalogTask struct {
 	id     string
 	task   *MoveTask
 	source *catalogEntry
-	dest   *catalogEntry // nil when messages go back to their sources
-	key    []byte        // of its record, in a store
+	dest   *catalogEntry // nil when messages go back to their sources, or when dest was gone at a restart
+	// destName and destFn are the destination's name, in the namespace and in fifoq ("" when messages go
+	// back to their sources), which the task keeps listing and recording when dest is gone.
+	destName, destFn string
+	key              []byte // of its record, in a store
 }
 
 // info returns what the catalogue tells of t.
 func (t *catalogTask) info() CatalogTask {
-	ct := CatalogTask{ID: t.id, Namespace: t.source.key.ns, Source: t.source.key.name, Task: t.task}
-	if t.dest != nil {
-		ct.Destination = t.dest.key.name
-	}
-	return ct
+	return CatalogTask{ID: t.id, Namespace: t.source.key.ns, Source: t.source.key.name, Destination: t.destName, Task: t.task}
 }
 
 // StartMoveTask starts moving the messages of the dead-letter queue source of ns (see [Queue.StartMoveTask]):
@@ -114,6 +114,7 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 			return nil, commit{}, reject(ErrQueueDoesNotExist, "destination %s", destination)
 		}
 		dest = t.dest.q
+		t.destName, t.destFn = t.dest.key.name, dest.Name()
 	} else if gone := c.staleSourceLocked(src); gone != "" {
 		return nil, commit{}, &SourceDeletedError{Queue: c.keyOf(gone).name}
 	}
