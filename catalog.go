@@ -110,7 +110,11 @@ type catalogEntry struct {
 }
 
 // A CatalogQueue is a queue of a [Catalog], with its namespace and its name there ([Queue.Name] is its name in
-// fifoq: see Catalog).
+// fifoq: see Catalog). Queue is the live queue, for its messages; the catalogue does not record a change of
+// settings made through it with [Queue.SetAttributes] ([Catalog.Definition] shows it, but a restart on the
+// catalogue's store brings back the definition the catalogue recorded, and its rules, such as those of
+// redrive policies, are not applied): change the queue with [Catalog.Update] and the catalogue's other
+// methods.
 type CatalogQueue struct {
 	Namespace Namespace // the queue's namespace
 	Name      string    // its name there

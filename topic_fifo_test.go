@@ -199,7 +199,10 @@ func TestTopicConcurrentStress(t *testing.T) {
 					return
 				}
 				_ = tp.Metrics()
-				s.Unsubscribe()
+				if err := s.Unsubscribe(); err != nil {
+					errs <- err
+					return
+				}
 			}
 		})
 		for w := range workers {
