@@ -105,7 +105,7 @@ type catalogEntry struct {
 	// (definitionLocked). A pending RedrivePolicy is written with Catalog.mu held for writing as well as mu,
 	// so it can be read under either.
 	def   Definition
-	tasks []*catalogTask // the last maxListedTasks move tasks started, oldest first
+	tasks []*catalogTask // the last MaxListedMoveTasks move tasks started, oldest first
 	gone  bool           // deleted: its definition is no longer recorded
 }
 

@@ -2,6 +2,7 @@ package fifoq
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -565,18 +566,18 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 	return nil
 }
 
-// recoverTasks re-creates the move tasks of the records, after the queues: each queue's last maxListedTasks,
+// recoverTasks re-creates the move tasks of the records, after the queues: each queue's last MaxListedMoveTasks,
 // a running one going on from its counts. A task whose source is gone, or was deleted and created again
 // since the task started, is deleted in tidy, as are the older tasks; a running task whose destination is
 // gone ends FAILED, as a task whose destination is deleted while it runs does.
 func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch) error {
 	for _, fn := range sortedKeys(tasks) {
 		list := tasks[fn]
-		slices.SortFunc(list, func(a, b storedTask) int { return cmpUint64(a.seq, b.seq) })
+		slices.SortFunc(list, func(a, b storedTask) int { return cmp.Compare(a.seq, b.seq) })
 		src := c.byName[fn]
 		for i, st := range list {
 			c.taskSeq = max(c.taskSeq, st.seq)
-			if src == nil || i < len(list)-maxListedTasks || time.Unix(0, st.r.Started).Before(src.created) {
+			if src == nil || i < len(list)-MaxListedMoveTasks || time.Unix(0, st.r.Started).Before(src.created) {
 				tidy.Delete(taskKey(fn, st.seq))
 				continue
 			}
@@ -591,16 +592,6 @@ func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch
 		}
 	}
 	return nil
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // resumeTask re-creates the task of a record of queue src.

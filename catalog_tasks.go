@@ -8,11 +8,8 @@ import (
 	"github.com/fifoq/fifoq/storage"
 )
 
-// The move tasks of a catalogue: started through it, listed by it (the last maxListedTasks of each queue),
+// The move tasks of a catalogue: started through it, listed by it (the last MaxListedMoveTasks of each queue),
 // and in a store recorded and resumed after a restart.
-
-// maxListedTasks is how many move tasks a catalogue keeps per queue: as many as ListMessageMoveTasks lists.
-const maxListedTasks = 10
 
 // failedNonExistent is the failure of a move task whose destination was deleted while it ran, as SQS names it.
 const failedNonExistent = "AWS.SimpleQueueService.NonExistentQueue"
@@ -137,7 +134,7 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 	c.tasks[t.id] = t
 	src.tasks = append(src.tasks, t)
 	var b storage.Batch
-	if n := len(src.tasks) - maxListedTasks; n > 0 {
+	if n := len(src.tasks) - MaxListedMoveTasks; n > 0 {
 		// The oldest have ended: a queue runs one task at a time, and this one was just started. Their
 		// records go without a sync, once tasksMu is released: OpenCatalog deletes them again if they were
 		// not.
