@@ -67,7 +67,9 @@ type Catalog struct {
 	// QueueDeletedRecently rule does not end before that.
 	unfinished map[string]struct{}
 
-	// namesMu guards names: the namespace and name of each fifoq name queueName made. It is taken last.
+	// namesMu guards names: the namespace and name of each fifoq name of another namespace than home, for
+	// the queues the catalogue holds and the names deleted less than 60 s ago (those of c.deleted), so
+	// that it grows with them only, whatever names requests ask about. It is taken last.
 	namesMu sync.RWMutex
 	names   map[string]catalogKey
 
@@ -75,7 +77,8 @@ type Catalog struct {
 	topicsOnce sync.Once
 	topics     *topicBook
 
-	// tasksMu guards the fields below. It is taken last: no other lock is taken while it is held.
+	// tasksMu guards the fields below. It is taken last: no other lock is taken (a MoveTask's included),
+	// and nothing is written to the store, while it is held.
 	tasksMu sync.Mutex
 	tasks   map[string]*catalogTask // by id: the tasks of the entries' lists
 	taskSeq uint64                  // the number of the last task started, in its record's key
@@ -91,6 +94,9 @@ type catalogKey struct {
 type catalogEntry struct {
 	q   *Queue
 	key catalogKey
+	// created is def.Created, which never changes: kept here, it is read with no lock (a change replaces
+	// def under mu).
+	created time.Time
 
 	// mu guards the fields below, and serializes the changes of the queue's definition, so that they reach
 	// the store in order.
@@ -99,12 +105,16 @@ type catalogEntry struct {
 	// (definitionLocked). A pending RedrivePolicy is written with Catalog.mu held for writing as well as mu,
 	// so it can be read under either.
 	def   Definition
-	tasks []*catalogTask // the last maxListedTasks move tasks started, oldest first
+	tasks []*catalogTask // the last MaxListedMoveTasks move tasks started, oldest first
 	gone  bool           // deleted: its definition is no longer recorded
 }
 
 // A CatalogQueue is a queue of a [Catalog], with its namespace and its name there ([Queue.Name] is its name in
-// fifoq: see Catalog).
+// fifoq: see Catalog). Queue is the live queue, for its messages; the catalogue does not record a change of
+// settings made through it with [Queue.SetAttributes] ([Catalog.Definition] shows it, but a restart on the
+// catalogue's store brings back the definition the catalogue recorded, and its rules, such as those of
+// redrive policies, are not applied): change the queue with [Catalog.Update] and the catalogue's other
+// methods.
 type CatalogQueue struct {
 	Namespace Namespace // the queue's namespace
 	Name      string    // its name there
@@ -186,7 +196,7 @@ func (c *Catalog) Store() *Store { return c.st }
 // DefaultNamespace returns the namespace whose queues have their own names in fifoq (see [Catalog]).
 func (c *Catalog) DefaultNamespace() Namespace { return c.home }
 
-// queueName returns the fifoq name of the queue name of ns (see Catalog), recording the reverse for keyOf.
+// queueName returns the fifoq name of the queue name of ns (see Catalog).
 func (c *Catalog) queueName(ns Namespace, name string) string {
 	if ns == c.home {
 		return name
@@ -196,14 +206,33 @@ func (c *Catalog) queueName(ns Namespace, name string) string {
 	if fifoName(name) {
 		fn += ".fifo"
 	}
-	c.namesMu.Lock()
-	c.names[fn] = catalogKey{ns, name}
-	c.namesMu.Unlock()
 	return fn
 }
 
-// keyOf returns the namespace and name of the queue whose fifoq name is fn. A name queueName never made
-// is one of the default namespace.
+// rememberName records k as the namespace and name of fn, its fifoq name, for keyOf: a queue added to the
+// catalogue, or a name deleted less than 60 s ago read from the store.
+func (c *Catalog) rememberName(fn string, k catalogKey) {
+	if k.ns == c.home {
+		return
+	}
+	c.namesMu.Lock()
+	c.names[fn] = k
+	c.namesMu.Unlock()
+}
+
+// forgetName forgets what rememberName recorded of fn, the fifoq name of k.
+func (c *Catalog) forgetName(fn string, k catalogKey) {
+	if k.ns == c.home {
+		return
+	}
+	c.namesMu.Lock()
+	delete(c.names, fn)
+	c.namesMu.Unlock()
+}
+
+// keyOf returns the namespace and name of the queue whose fifoq name is fn. A name rememberName did not
+// record (nor one of a queue the catalogue holds, or deleted less than 60 s ago) is one of the default
+// namespace.
 func (c *Catalog) keyOf(fn string) catalogKey {
 	if strings.HasPrefix(fn, "ns-") {
 		c.namesMu.RLock()
@@ -219,7 +248,8 @@ func (c *Catalog) keyOf(fn string) catalogKey {
 // Find returns the queue whose fifoq name ([Queue.Name], or a DeadLetterSource) is name: its namespace and
 // name, and the Queue if the catalogue holds it. For a queue it no longer holds (deleted, or not in the
 // catalogue), ok is false and the Queue nil; the namespace and name are those the catalogue knows for the
-// name, else the default namespace and the name itself.
+// name (it knows those of its queues, and of the queues deleted less than 60 seconds ago), else the default
+// namespace and the name itself.
 func (c *Catalog) Find(name string) (q CatalogQueue, ok bool) {
 	k := c.keyOf(name)
 	q = CatalogQueue{Namespace: k.ns, Name: k.name}
@@ -414,7 +444,7 @@ func (c *Catalog) createQueue(j *commit, k catalogKey, def Definition, fields Fi
 		return nil, err
 	}
 	*j = j.then(commit{t: later})
-	e := &catalogEntry{q: q, key: k, def: d}
+	e := &catalogEntry{q: q, key: k, created: d.Created, def: d}
 	e.def.RedrivePolicy = RedrivePolicy{} // bound: its Queue's
 	c.addLocked(e)
 	c.putDefinitionLocked(j, e) // e.mu is not needed yet: nobody else can reach e while c.mu is held
@@ -484,6 +514,7 @@ func (c *Catalog) addLocked(e *catalogEntry) {
 	}
 	m[e.key.name] = e
 	c.byName[e.q.Name()] = e
+	c.rememberName(e.q.Name(), e.key)
 }
 
 // removeLocked removes e from the catalogue. c.mu must be held for writing.
@@ -506,6 +537,9 @@ func (c *Catalog) pruneDeletedLocked(j *commit, now time.Time) {
 			continue
 		}
 		delete(c.deleted, k)
+		if c.byName[fn] == nil { // not created again yet
+			c.forgetName(fn, k)
+		}
 		if c.st != nil {
 			if b == nil {
 				b = c.st.eng.NewBatch()

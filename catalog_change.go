@@ -279,10 +279,12 @@ func (c *Catalog) deleteQueue(j *commit, ns Namespace, name string) (*catalogEnt
 	defer e.mu.Unlock()
 	c.tasksMu.Lock()
 	for _, t := range e.tasks {
-		t.task.halt() // its record is gone with the queue's: it records no end
 		delete(c.tasks, t.id)
 	}
 	c.tasksMu.Unlock()
+	for _, t := range e.tasks {
+		t.task.halt() // its record is gone with the queue's: it records no end
+	}
 	e.tasks = nil
 	return e, nil
 }

@@ -2,8 +2,10 @@ package fifoq
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -172,4 +174,96 @@ func TestCatalogCorruptRecords(t *testing.T) {
 		require.Nil(t, c, tc.name)
 		require.NoError(t, st.Close())
 	}
+}
+
+// A store with a running move task and a corrupt topic record is refused, and the task does not run: a
+// catalogue that OpenCatalog does not return resumes no task.
+func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		disk := storagetest.NewDisk()
+		c, st, err := ciOpen(t, disk, clock)
+		require.NoError(t, err)
+		ctx := context.Background()
+		for _, name := range []string{"dlq", "dest"} {
+			_, err := c.CreateQueue(ctx, ciNS, name, Definition{}, 0)
+			require.NoError(t, err)
+		}
+		_, err = c.CreateQueue(ctx, ciNS, "src", Definition{RedrivePolicy: RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
+			FieldRedrivePolicy)
+		require.NoError(t, err)
+		dlq, _ := c.Queue(ciNS, "dlq")
+		for range 5 {
+			_, err := dlq.Queue.Send(ctx, Message{Body: "m"})
+			require.NoError(t, err)
+		}
+		task, err := c.StartMoveTask(ctx, ciNS, "dlq", "dest", 1) // one a second, on the manual clock
+		require.NoError(t, err)
+		synctest.Wait()
+		require.Equal(t, MoveTaskRunning, task.Task.Status().State)
+		require.NoError(t, c.Close())
+		require.NoError(t, st.Close())
+		k := catalogKey{ciNS, "bad name"}
+		ciWrite(t, disk, func(b storage.Batch) {
+			b.Set(topicRecordKey(k), encodeRecord(topicRecord{Account: k.ns.Account, Region: k.ns.Region, Name: k.name, Created: 1}))
+		})
+
+		c, st, err = ciOpen(t, disk, clock)
+		require.ErrorIs(t, err, ErrStoreCorrupt)
+		require.ErrorContains(t, err, "bad name")
+		require.Nil(t, c)
+		q := st.openQueue("dlq")
+		require.NotNil(t, q, "the queues opened before the error stay open on the store")
+		for _, s := range q.MoveTasks() {
+			require.NotEqual(t, MoveTaskRunning, s.State, "a task of a catalogue not opened: %+v", s)
+		}
+		visible := q.Stats().Visible
+		clock.Advance(time.Minute)
+		synctest.Wait()
+		require.Equal(t, visible, q.Stats().Visible, "no message moved after OpenCatalog failed")
+		require.NoError(t, st.Close())
+	})
+}
+
+// The catalogue knows the namespace and name of the fifoq names of its queues of other namespaces, and of
+// those deleted less than 60 seconds ago, and of no others: names that requests ask about and that name no
+// queue leave it as it was.
+func TestCatalogNamesBounded(t *testing.T) {
+	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	c := NewCatalog(WithCatalogClock(clock), WithDefaultNamespace(ciNS))
+	ctx := context.Background()
+	other := Namespace{Account: "111111111111", Region: "eu-west-1"}
+	_, err := c.CreateQueue(ctx, other, "dlq", Definition{}, 0)
+	require.NoError(t, err)
+	names := func() int {
+		c.namesMu.RLock()
+		defer c.namesMu.RUnlock()
+		return len(c.names)
+	}
+	require.Equal(t, 1, names())
+
+	for i := range 1000 {
+		name := "missing-" + strconv.Itoa(i)
+		require.NoError(t, c.CheckCreate(other, name))
+		_, err := c.CreateQueue(ctx, other, name, Definition{VisibilityTimeout: -1}, FieldVisibilityTimeout)
+		require.ErrorIs(t, err, ErrInvalidQueueAttribute)
+		c.Find(c.queueName(other, name))
+	}
+	for i := range 100 {
+		require.NoError(t, c.Update(ctx, other, "dlq", func(d *Definition) error {
+			d.RedriveAllowPolicy = &RedriveAllowPolicy{Permission: RedriveByQueue, Sources: []string{"src-" + strconv.Itoa(i)}}
+			return nil
+		}))
+	}
+	require.Equal(t, 1, names(), "1000 names of no queue asked about, 100 allow policies naming no queue")
+
+	fn := c.queueName(other, "dlq")
+	require.NoError(t, c.DeleteQueue(ctx, other, "dlq"))
+	q, ok := c.Find(fn)
+	require.False(t, ok)
+	require.Equal(t, CatalogQueue{Namespace: other, Name: "dlq"}, q, "a name deleted less than 60 s ago is known")
+	clock.Advance(deletedReuseDelay)
+	_, err = c.CreateQueue(ctx, ciNS, "home", Definition{}, 0) // forgets the names deleted 60 s ago
+	require.NoError(t, err)
+	require.Zero(t, names(), "the deleted name is forgotten with its deletion")
 }

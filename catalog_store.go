@@ -2,6 +2,7 @@ package fifoq
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -182,9 +183,7 @@ type taskRecordValue struct {
 func (t *catalogTask) encode(st MoveTaskStatus) []byte {
 	r := taskRecordValue{ID: t.id, Rate: st.Rate, State: st.State, Moved: st.Moved, ToMove: st.ToMove,
 		Failure: st.Failure, Started: st.StartedAt.UnixNano()}
-	if t.dest != nil {
-		r.Destination = t.dest.q.Name()
-	}
+	r.Destination = t.destFn
 	if r.State == MoveTaskCancelling {
 		r.State = MoveTaskCancelled
 	}
@@ -277,7 +276,7 @@ type storedTask struct {
 //
 // A record that does not decode returns ErrStoreCorrupt, naming it: the catalogue is never opened in part.
 // The queues of st must not be open already (ErrQueueOpen). OpenCatalog does not close st on an error, and
-// the queues it opened before the error stay open on st: close st. Call [Catalog.Close] when done with the
+// the queues it opened before the error stay open on st (with no move task running): close st. Call [Catalog.Close] when done with the
 // catalogue, then close st.
 func OpenCatalog(st *Store, opts ...CatalogOption) (*Catalog, error) {
 	if st == nil {
@@ -416,18 +415,23 @@ func (c *Catalog) recover(sc *storedCatalog) error {
 			continue
 		}
 		c.deleted[k] = at
+		c.rememberName(fn, k)
 	}
 	if err := c.recoverQueues(sc.queues, inStore); err != nil {
-		return err
-	}
-	if err := c.recoverTasks(sc.tasks, tidy); err != nil {
 		return err
 	}
 	if err := c.recoverTopics(&sc.topics, tidy); err != nil {
 		return err
 	}
+	// The tasks last, since a running one starts moving: on an error from here on, the tasks resumed are
+	// halted (as Close halts them, their records untouched), so none runs on for a catalogue not opened.
+	if err := c.recoverTasks(sc.tasks, tidy); err != nil {
+		_ = c.Close() // it returns nil
+		return err
+	}
 	// No sync: what is not durable is tidied again at the next open.
 	if _, err := c.st.eng.Commit(tidy, false); err != nil {
+		_ = c.Close() // it returns nil
 		return c.st.fail(err)
 	}
 	return nil
@@ -480,6 +484,10 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		sq := qs[fn]
 		d := sq.def
 		p := d.RedrivePolicy
+		allow := d.RedriveAllowPolicy
+		if refusing[fn] {
+			d.RedriveAllowPolicy = nil // before the copy below: the queue is made allowing all
+		}
 		create := d
 		if p.DeadLetterQueue != "" && !p.Pending {
 			switch {
@@ -497,10 +505,6 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		}
 		if !inStore[fn] {
 			c.warn("fifoq: a queue defined has no messages stored: it is created empty", "queue", sq.key.name, "store", c.st.location)
-		}
-		allow := d.RedriveAllowPolicy
-		if refusing[fn] {
-			d.RedriveAllowPolicy = nil
 		}
 		opts, err := c.optionsLocked(sq.key.ns, create, nil)
 		q, err2 := New(fn, opts...)
@@ -521,7 +525,7 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 			return fmt.Errorf("fifoq: opening queue %s of %v: %w", sq.key.name, sq.key.ns, err)
 		}
 		d.RedriveAllowPolicy = allow
-		e := &catalogEntry{q: q, key: sq.key, def: *d}
+		e := &catalogEntry{q: q, key: sq.key, created: d.Created, def: *d}
 		if !d.RedrivePolicy.Pending {
 			e.def.RedrivePolicy = RedrivePolicy{} // bound: its Queue's
 		} else {
@@ -562,18 +566,18 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 	return nil
 }
 
-// recoverTasks re-creates the move tasks of the records, after the queues: each queue's last maxListedTasks,
+// recoverTasks re-creates the move tasks of the records, after the queues: each queue's last MaxListedMoveTasks,
 // a running one going on from its counts. A task whose source is gone, or was deleted and created again
 // since the task started, is deleted in tidy, as are the older tasks; a running task whose destination is
 // gone ends FAILED, as a task whose destination is deleted while it runs does.
 func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch) error {
 	for _, fn := range sortedKeys(tasks) {
 		list := tasks[fn]
-		slices.SortFunc(list, func(a, b storedTask) int { return cmpUint64(a.seq, b.seq) })
+		slices.SortFunc(list, func(a, b storedTask) int { return cmp.Compare(a.seq, b.seq) })
 		src := c.byName[fn]
 		for i, st := range list {
 			c.taskSeq = max(c.taskSeq, st.seq)
-			if src == nil || i < len(list)-maxListedTasks || time.Unix(0, st.r.Started).Before(src.def.Created) {
+			if src == nil || i < len(list)-MaxListedMoveTasks || time.Unix(0, st.r.Started).Before(src.created) {
 				tidy.Delete(taskKey(fn, st.seq))
 				continue
 			}
@@ -590,16 +594,6 @@ func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch
 	return nil
 }
 
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // resumeTask re-creates the task of a record of queue src.
 func (c *Catalog) resumeTask(src *catalogEntry, fn string, st storedTask) error {
 	r := st.r
@@ -608,6 +602,9 @@ func (c *Catalog) resumeTask(src *catalogEntry, fn string, st storedTask) error 
 		StartedAt: time.Unix(0, r.Started), Failure: r.Failure}
 	var dest *Queue
 	if r.Destination != "" {
+		// A destination deleted since is still named: the task is not one that returned messages to their
+		// sources.
+		t.destName, t.destFn, status.Destination = c.keyOf(r.Destination).name, r.Destination, r.Destination
 		if t.dest = c.byName[r.Destination]; t.dest == nil || t.dest.key.ns != src.key.ns {
 			t.dest = nil
 			if status.State == MoveTaskRunning {

@@ -240,3 +240,85 @@ func TestCatalogOpenErrors(t *testing.T) {
 	require.ErrorIs(t, err, fifoq.ErrQueueOpen, "a second catalogue on the same store")
 	require.NoError(t, e.c.Close())
 }
+
+// A restart restores the redrive policies of two queues that are each other's dead-letter queue, bound,
+// although the allow policy of one refuses the other (it changed after the other took it).
+func TestCatalogStoreRestartCycleRefused(t *testing.T) {
+	e := newCsEnv(t)
+	c, ctx := e.c, t.Context()
+	ctCreate(t, c, ctNS, "a", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "b", fifoq.Definition{}, 0)
+	for _, p := range [][2]string{{"a", "b"}, {"b", "a"}} {
+		require.NoError(t, c.Update(ctx, ctNS, p[0], func(d *fifoq.Definition) error {
+			d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: p[1], MaxReceiveCount: 3}
+			return nil
+		}))
+	}
+	require.NoError(t, c.Update(ctx, ctNS, "b", func(d *fifoq.Definition) error {
+		d.RedriveAllowPolicy = &fifoq.RedriveAllowPolicy{Permission: fifoq.RedriveByQueue, Sources: []string{"other"}}
+		return nil
+	}))
+	before := e.definitions()
+	require.False(t, before[ctNS]["a"].RedrivePolicy.Pending, "a's policy was bound before b's allow policy changed")
+	for _, crash := range []bool{false, true} {
+		e.restart(crash)
+		require.Equal(t, before, e.definitions(), "crash %v", crash)
+		a, _ := e.c.Queue(ctNS, "a")
+		b, _ := e.c.Queue(ctNS, "b")
+		require.Same(t, b.Queue, a.Queue.Attributes().DeadLetterQueue, "crash %v: a's policy is bound", crash)
+		require.Same(t, a.Queue, b.Queue.Attributes().DeadLetterQueue, "crash %v: b's policy is bound", crash)
+		require.Equal(t, fifoq.RedriveByQueue, b.Queue.Attributes().RedriveAllowPolicy.Permission, "crash %v", crash)
+	}
+	require.NoError(t, e.c.Close())
+	require.NoError(t, e.st.Close())
+}
+
+// A move task whose destination was deleted is listed with its destination's name after a restart, and
+// again after the next: "" would say that it returned the messages to their sources.
+func TestCatalogStoreTaskOfDeletedDestination(t *testing.T) {
+	for _, crash := range []bool{false, true} {
+		e := newCsEnv(t)
+		c, ctx := e.c, t.Context()
+		for _, name := range []string{"dlq", "dest", "slow"} {
+			ctCreate(t, c, ctNS, name, fifoq.Definition{}, 0)
+		}
+		ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
+			fifoq.FieldRedrivePolicy)
+		dlq, _ := c.Queue(ctNS, "dlq")
+		for range 3 {
+			_, err := dlq.Queue.Send(ctx, fifoq.Message{Body: "m"})
+			require.NoError(t, err)
+		}
+		done, err := c.StartMoveTask(ctx, ctNS, "dlq", "dest", 0)
+		require.NoError(t, err)
+		require.NoError(t, done.Task.Wait(ctx))
+		dest, _ := c.Queue(ctNS, "dest")
+		for range 3 { // back to the dead-letter queue, for the next task
+			_, err := dlq.Queue.Send(ctx, fifoq.Message{Body: "m"})
+			require.NoError(t, err)
+		}
+		require.Equal(t, 3, dest.Queue.Stats().Visible)
+		failed, err := c.StartMoveTask(ctx, ctNS, "dlq", "slow", 1) // one a second, on the manual clock
+		require.NoError(t, err)
+		require.NoError(t, c.DeleteQueue(ctx, ctNS, "dest"))
+		require.NoError(t, c.DeleteQueue(ctx, ctNS, "slow")) // the running task ends FAILED
+		require.NoError(t, failed.Task.Wait(ctx))
+
+		for round := range 2 {
+			e.restart(crash)
+			tasks := e.c.MoveTasks(ctNS, "dlq")
+			require.Len(t, tasks, 2)
+			for i, want := range []struct {
+				id, dest string
+				state    fifoq.MoveTaskState
+			}{{failed.ID, "slow", fifoq.MoveTaskFailed}, {done.ID, "dest", fifoq.MoveTaskCompleted}} {
+				require.Equal(t, want.id, tasks[i].ID)
+				require.Equal(t, want.dest, tasks[i].Destination, "crash %v, restart %d: task %d", crash, round, i)
+				require.Equal(t, want.dest, tasks[i].Task.Status().Destination, "crash %v, restart %d: task %d", crash, round, i)
+				require.Equal(t, want.state, tasks[i].Task.Status().State, "crash %v, restart %d: task %d", crash, round, i)
+			}
+		}
+		require.NoError(t, e.c.Close())
+		require.NoError(t, e.st.Close())
+	}
+}

@@ -8,11 +8,8 @@ import (
 	"github.com/fifoq/fifoq/storage"
 )
 
-// The move tasks of a catalogue: started through it, listed by it (the last maxListedTasks of each queue),
+// The move tasks of a catalogue: started through it, listed by it (the last MaxListedMoveTasks of each queue),
 // and in a store recorded and resumed after a restart.
-
-// maxListedTasks is how many move tasks a catalogue keeps per queue: as many as ListMessageMoveTasks lists.
-const maxListedTasks = 10
 
 // failedNonExistent is the failure of a move task whose destination was deleted while it ran, as SQS names it.
 const failedNonExistent = "AWS.SimpleQueueService.NonExistentQueue"
@@ -26,7 +23,8 @@ type CatalogTask struct {
 	// Source is the name of the dead-letter queue the task moves messages out of.
 	Source string
 	// Destination is the name of the queue it moves them to, "" when it returns each to the queue it came
-	// from.
+	// from. A destination deleted since keeps its name, but for one of a namespace other than the default
+	// deleted more than 60 seconds before a restart, which is then named by its fifoq name (see [Catalog]).
 	Destination string
 	// Task is the task: its Status, Wait and Cancel (whose end a catalogue in a store records, as
 	// [Catalog.CancelMoveTask] does).
@@ -61,17 +59,16 @@ type catalogTask struct {
 	id     string
 	task   *MoveTask
 	source *catalogEntry
-	dest   *catalogEntry // nil when messages go back to their sources
-	key    []byte        // of its record, in a store
+	dest   *catalogEntry // nil when messages go back to their sources, or when dest was gone at a restart
+	// destName and destFn are the destination's name, in the namespace and in fifoq ("" when messages go
+	// back to their sources), which the task keeps listing and recording when dest is gone.
+	destName, destFn string
+	key              []byte // of its record, in a store
 }
 
 // info returns what the catalogue tells of t.
 func (t *catalogTask) info() CatalogTask {
-	ct := CatalogTask{ID: t.id, Namespace: t.source.key.ns, Source: t.source.key.name, Task: t.task}
-	if t.dest != nil {
-		ct.Destination = t.dest.key.name
-	}
-	return ct
+	return CatalogTask{ID: t.id, Namespace: t.source.key.ns, Source: t.source.key.name, Destination: t.destName, Task: t.task}
 }
 
 // StartMoveTask starts moving the messages of the dead-letter queue source of ns (see [Queue.StartMoveTask]):
@@ -114,6 +111,7 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 			return nil, commit{}, reject(ErrQueueDoesNotExist, "destination %s", destination)
 		}
 		dest = t.dest.q
+		t.destName, t.destFn = t.dest.key.name, dest.Name()
 	} else if gone := c.staleSourceLocked(src); gone != "" {
 		return nil, commit{}, &SourceDeletedError{Queue: c.keyOf(gone).name}
 	}
@@ -133,13 +131,13 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	c.tasksMu.Lock()
-	defer c.tasksMu.Unlock()
 	c.tasks[t.id] = t
 	src.tasks = append(src.tasks, t)
-	if n := len(src.tasks) - maxListedTasks; n > 0 {
+	var b storage.Batch
+	if n := len(src.tasks) - MaxListedMoveTasks; n > 0 {
 		// The oldest have ended: a queue runs one task at a time, and this one was just started. Their
-		// records go without a sync: OpenCatalog deletes them again if they were not.
-		var b storage.Batch
+		// records go without a sync, once tasksMu is released: OpenCatalog deletes them again if they were
+		// not.
 		for _, old := range src.tasks[:n] {
 			delete(c.tasks, old.id)
 			if old.key != nil {
@@ -149,13 +147,14 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 				b.Delete(old.key)
 			}
 		}
-		if b != nil && c.err() == nil {
-			if _, err := c.st.eng.Commit(b, false); err != nil {
-				c.st.fail(err) //nolint:errcheck // the next change reports it
-			}
-		}
 		src.tasks = append(src.tasks[:0], src.tasks[n:]...)
 		clear(src.tasks[len(src.tasks):cap(src.tasks)])
+	}
+	c.tasksMu.Unlock()
+	if b != nil && c.err() == nil {
+		if _, err := c.st.eng.Commit(b, false); err != nil {
+			c.st.fail(err) //nolint:errcheck // the next change reports it
+		}
 	}
 	return t, started, nil
 }
@@ -183,9 +182,9 @@ func (c *Catalog) staleSourceLocked(dlq *catalogEntry) string {
 		}
 		// A message from the queue that has the name now was sent there, or in a FIFO dead-letter queue
 		// moved here, after the queue was created; one from an earlier queue of that name, before its
-		// deletion, at least deletedReuseDelay before the name was taken again. Created never changes.
+		// deletion, at least deletedReuseDelay before the name was taken again.
 		src := c.byName[m.DeadLetterSource]
-		if src == nil || m.SentAt.Before(src.def.Created) {
+		if src == nil || m.SentAt.Before(src.created) {
 			return m.DeadLetterSource
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -321,4 +322,62 @@ func TestCatalogErrorCodes(t *testing.T) {
 	}
 	_, err := fifoq.NewCatalog().CreateQueue(context.Background(), fifoq.Namespace{}, "q", fifoq.Definition{}, 0)
 	require.NoError(t, err, "the zero namespace is a namespace")
+}
+
+// Starting a move task back to the sources reads when each source was created while Update replaces that
+// queue's definition: run with -race.
+func TestCatalogMoveTaskWhileSourceUpdated(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c := fifoq.NewCatalog(fifoq.WithDefaultNamespace(ctNS))
+		defer func() { require.NoError(t, c.Close()) }()
+		ctx := t.Context()
+		ctCreate(t, c, ctNS, "dlq", fifoq.Definition{}, 0)
+		src := ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq",
+			MaxReceiveCount: 1}}, fifoq.FieldRedrivePolicy)
+		ctCreate(t, c, ctNS, "other", fifoq.Definition{}, 0)
+		require.NoError(t, c.DeleteQueue(ctx, ctNS, "other")) // a deletion: the task looks at where messages came from
+		const rounds = 20
+		for i := range rounds {
+			_, err := src.Send(ctx, fifoq.Message{Body: strconv.Itoa(i)})
+			require.NoError(t, err)
+		}
+		for range 2 {
+			_, err := src.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true})
+			require.NoError(t, err)
+			_, err = src.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true})
+			require.NoError(t, err)
+		}
+		dlq, _ := c.Queue(ctNS, "dlq")
+		require.Equal(t, rounds, dlq.Queue.Stats().Visible)
+
+		stop := make(chan struct{})
+		updated := make(chan error, 1)
+		go func() {
+			var err error
+			for i := 0; err == nil; i++ {
+				select {
+				case <-stop:
+					updated <- nil
+					return
+				default:
+				}
+				err = c.Update(ctx, ctNS, "src", func(d *fifoq.Definition) error {
+					d.VisibilityTimeout = time.Duration(i%2+1) * time.Second
+					return nil
+				})
+			}
+			updated <- err
+		}()
+		for range rounds / 2 {
+			task, err := c.StartMoveTask(ctx, ctNS, "dlq", "", 1) // one a second: pauses after the first
+			require.NoError(t, err)
+			if _, err := c.CancelMoveTask(ctx, task.ID); err != nil {
+				require.ErrorIs(t, err, fifoq.ErrMoveTaskNotRunning)
+			}
+			require.NoError(t, task.Task.Wait(ctx))
+		}
+		close(stop)
+		require.NoError(t, <-updated)
+	})
 }

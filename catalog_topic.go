@@ -38,7 +38,10 @@ func (d TopicDefinition) clone() TopicDefinition {
 	return d
 }
 
-// A CatalogTopic is a topic of a [Catalog], with its namespace and name.
+// A CatalogTopic is a topic of a [Catalog], with its namespace and name. Topic is the live topic, to publish
+// to and read; the catalogue does not record a change made through it (nor its store: a restart undoes it),
+// so change the topic with [Catalog.UpdateTopic], [Catalog.Subscribe] and [Catalog.DeleteTopic], not with
+// [Topic.SetAttributes], [Topic.Subscribe] or [Topic.Delete].
 type CatalogTopic struct {
 	Namespace Namespace // the topic's namespace
 	Name      string    // its name there
@@ -82,7 +85,10 @@ func (d SubscriptionDefinition) clone() SubscriptionDefinition {
 	return d
 }
 
-// A CatalogSubscription is a subscription of a catalogue's topic.
+// A CatalogSubscription is a subscription of a catalogue's topic. Subscription is the live subscription, to
+// read; change it with [Catalog.UpdateSubscription] and end it with [Catalog.Unsubscribe], which the
+// catalogue records: its [Subscription.SetAttributes] panics, and its [Subscription.Unsubscribe] returns
+// ErrCatalogSubscription.
 type CatalogSubscription struct {
 	ARN          string                 // the subscription's ARN: the topic's, a colon and a UUID
 	Topic        CatalogTopic           // its topic
@@ -556,7 +562,7 @@ func (c *Catalog) Unsubscribe(ctx context.Context, arn string) error {
 	}
 	delete(b.subs, arn)
 	s.topic.subs = slices.DeleteFunc(s.topic.subs, func(o *catalogSub) bool { return o == s })
-	s.s.Unsubscribe()
+	s.s.unsubscribe()
 	c.deleteSubscriptionLocked(&j, s)
 	b.mu.Unlock()
 	return j.wait(c.st)

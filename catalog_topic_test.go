@@ -198,3 +198,36 @@ func TestCatalogTopicsSurviveRestart(t *testing.T) {
 		require.Equal(t, []string{"after"}, ctReceiveBodies(t, e.c, ctNS, "raw"))
 	}
 }
+
+// The live subscription of a catalogue refuses the changes the catalogue would not record: SetAttributes
+// panics, naming the catalogue's method, and Unsubscribe returns ErrCatalogSubscription and leaves the
+// subscription delivering; Catalog.Unsubscribe ends it.
+func TestCatalogSubscriptionRefusesLiveChanges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := fifoq.NewCatalog(fifoq.WithDefaultNamespace(ctNS))
+	_, err := c.CreateQueue(ctx, ctNS, "billing", fifoq.Definition{}, 0)
+	require.NoError(t, err)
+	topic, err := c.CreateTopic(ctx, ctNS, "orders", fifoq.TopicDefinition{})
+	require.NoError(t, err)
+	sub, err := c.Subscribe(ctx, ctNS, "orders", fifoq.SubscriptionDefinition{
+		Queue: fifoq.QueueKey{Namespace: ctNS, Name: "billing"}, RawMessageDelivery: true})
+	require.NoError(t, err)
+
+	require.PanicsWithValue(t, "fifoq: Subscription.SetAttributes of a Catalog's subscription: use Catalog.UpdateSubscription",
+		func() { _ = sub.Subscription.SetAttributes(fifoq.SubscriptionAttributes{}) })
+	err = sub.Subscription.Unsubscribe()
+	require.ErrorIs(t, err, fifoq.ErrCatalogSubscription)
+	require.ErrorContains(t, err, sub.ARN)
+	require.Empty(t, fifoq.ErrorCode(err))
+	_, ok := c.Subscription(sub.ARN)
+	require.True(t, ok, "the catalogue holds the subscription still")
+	_, err = topic.Publish(ctx, fifoq.TopicMessage{Message: "kept"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"kept"}, ctReceiveBodies(t, c, ctNS, "billing"), "the subscription delivers still")
+
+	require.NoError(t, c.Unsubscribe(ctx, sub.ARN))
+	_, err = topic.Publish(ctx, fifoq.TopicMessage{Message: "gone"})
+	require.NoError(t, err)
+	require.Empty(t, ctReceiveBodies(t, c, ctNS, "billing"))
+}

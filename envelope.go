@@ -135,8 +135,22 @@ func signatureHash(v string, b []byte) (crypto.Hash, []byte, error) {
 }
 
 // envelope returns the envelope subscription s delivers for p, signed if the topic has a signer; the error
-// is the signer's, and the envelope is then unsigned.
+// is the signer's, and the envelope is then unsigned. The envelope shares its MessageAttributes with p's
+// other envelopes: it is only read.
 func (t *Topic) envelope(s *Subscription, p *publication) (Envelope, error) {
+	if p.env == nil {
+		e, err := t.sharedEnvelope(p)
+		p.env, p.envErr = &e, err
+	}
+	e := *p.env
+	e.UnsubscribeURL = *p.out.endpoint + "/?Action=Unsubscribe&SubscriptionArn=" + s.arn
+	return e, p.envErr
+}
+
+// sharedEnvelope returns the envelope of p but for its UnsubscribeURL, which the signature does not cover
+// (see StringToSign), signed if the topic has a signer: one signature for every subscription. The error is
+// the signer's, and the envelope is then unsigned.
+func (t *Topic) sharedEnvelope(p *publication) (Envelope, error) {
 	e := Envelope{
 		Type:           "Notification",
 		MessageID:      p.messageID,
@@ -145,7 +159,6 @@ func (t *Topic) envelope(s *Subscription, p *publication) (Envelope, error) {
 		Subject:        p.msg.Subject,
 		Message:        p.content,
 		Timestamp:      p.timestamp,
-		UnsubscribeURL: *p.out.endpoint + "/?Action=Unsubscribe&SubscriptionArn=" + s.arn,
 	}
 	if len(p.msg.Attributes) > 0 {
 		e.MessageAttributes = make(map[string]EnvelopeAttribute, len(p.msg.Attributes))

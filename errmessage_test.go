@@ -340,6 +340,8 @@ func TestErrorChecksInRange(t *testing.T) {
 	require.NoError(t, fifoq.CheckAttributeCount(fifoq.MaxMessageAttributes))
 	require.NoError(t, fifoq.CheckMaxMessages(fifoq.MaxBatchEntries))
 	require.NoError(t, fifoq.CheckMoveRate(500))
+	require.EqualError(t, fifoq.CheckMoveRate(0), "fifoq: invalid message move task: rate 0 messages a second, want 1..500",
+		"the text says the range CheckMoveRate takes")
 	require.NoError(t, fifoq.ReceiveOptions{NoWaitTime: true, NoVisibilityTimeout: true}.Check())
 	require.NoError(t, fifoq.ReceiveOptions{MaxMessages: 10, WaitTime: 20 * time.Second, VisibilityTimeout: 12 * time.Hour}.Check())
 	require.NoError(t, fifoq.VisibilityChange{Timeout: 12 * time.Hour}.Check())

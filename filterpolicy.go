@@ -62,7 +62,8 @@ type policyKey struct {
 // objects. Conditions are SNS's: exact strings, numbers, true, false and null, and objects with one of
 // prefix, suffix, equals-ignore-case, anything-but, numeric, exists and cidr. The policy's combinations
 // (the product of its arrays' lengths, each times its depth, summed over the branches of "$or") must not
-// pass 150, and the policy is at most 256 KiB. Anything else returns ErrInvalidFilterPolicy, whose
+// pass 150, and the policy is at most 256 KiB; a policy whose JSON nests deeper than 256 levels is too complex
+// too. Anything else returns ErrInvalidFilterPolicy, whose
 // [ErrorMessage] is SNS's ("Invalid parameter: FilterPolicy: ..."), or ErrInvalidFilterPolicyScope.
 func ParseFilterPolicy(policy string, scope FilterPolicyScope) (*FilterPolicy, error) {
 	p, err := parseFilterPolicy(policy, scope)
@@ -100,6 +101,9 @@ func parseFilterPolicy(src string, scope FilterPolicyScope) (*FilterPolicy, erro
 		return nil, policyErrorf("FilterPolicy: Filter policy can not be larger than %d bytes", maxFilterPolicySize)
 	}
 	root, err := parseJSONTree(src)
+	if errors.Is(err, errJSONTooDeep) {
+		return nil, policyErrorf("FilterPolicy: Filter policy is too complex")
+	}
 	if err != nil {
 		return nil, policyErrorf("FilterPolicy: failed to parse JSON.")
 	}
@@ -544,11 +548,21 @@ func (n *jsonNode) token() string {
 	return n.text
 }
 
-// parseJSONTree parses one JSON value, and nothing after it. encoding/json's scanner bounds the nesting.
+// maxJSONDepth bounds the nesting of the JSON a filter reads: a policy, a message body (MessageBody scope) and
+// a String.Array attribute. Nothing else bounds it: readJSONValue recurses once per level, and encoding/json's
+// Decoder.Token, which it reads through, lets 256 KiB of "[" nest 256K levels deep. No policy SNS accepts is
+// this deep: its complexity (see policyCombinations) grows with the depth of its keys, which passes 150 first.
+const maxJSONDepth = 256
+
+// errJSONTooDeep is parseJSONTree's error for a value nested deeper than maxJSONDepth.
+var errJSONTooDeep = errors.New("JSON nested too deep")
+
+// parseJSONTree parses one JSON value, and nothing after it; a value nested deeper than maxJSONDepth returns
+// errJSONTooDeep.
 func parseJSONTree(s string) (jsonNode, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
-	n, err := readJSONNode(dec)
+	n, err := readJSONNode(dec, 0)
 	if err != nil {
 		return jsonNode{}, err
 	}
@@ -558,15 +572,16 @@ func parseJSONTree(s string) (jsonNode, error) {
 	return n, nil
 }
 
-func readJSONNode(dec *json.Decoder) (jsonNode, error) {
+// readJSONNode reads a value inside depth containers.
+func readJSONNode(dec *json.Decoder, depth int) (jsonNode, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return jsonNode{}, err
 	}
-	return readJSONValue(dec, tok)
+	return readJSONValue(dec, tok, depth)
 }
 
-func readJSONValue(dec *json.Decoder, tok json.Token) (jsonNode, error) {
+func readJSONValue(dec *json.Decoder, tok json.Token, depth int) (jsonNode, error) {
 	switch t := tok.(type) {
 	case nil:
 		return jsonNode{kind: jsonNull}, nil
@@ -581,11 +596,14 @@ func readJSONValue(dec *json.Decoder, tok json.Token) (jsonNode, error) {
 	case string:
 		return jsonNode{kind: jsonString, text: t}, nil
 	case json.Delim:
+		if depth++; depth > maxJSONDepth {
+			return jsonNode{}, errJSONTooDeep
+		}
 		switch t {
 		case '[':
 			n := jsonNode{kind: jsonArray}
 			for dec.More() {
-				it, err := readJSONNode(dec)
+				it, err := readJSONNode(dec, depth)
 				if err != nil {
 					return jsonNode{}, err
 				}
@@ -601,7 +619,7 @@ func readJSONValue(dec *json.Decoder, tok json.Token) (jsonNode, error) {
 					return jsonNode{}, err
 				}
 				key, _ := kt.(string)
-				v, err := readJSONNode(dec)
+				v, err := readJSONNode(dec, depth)
 				if err != nil {
 					return jsonNode{}, err
 				}

@@ -14,7 +14,8 @@ import (
 // at any depth, counts as a value of its path. A key matches when one of its conditions holds for one of
 // its values; {"exists": false} holds when the key has no value. The policy matches when every key of it
 // matches, or of one alternative of each "$or". A String.Array attribute that is not a JSON array of
-// scalars, or a body that is not a JSON object, matches nothing.
+// scalars, or a body that is not a JSON object, matches nothing; nor does a body nested deeper than 256
+// levels, which counts as a body that is not JSON.
 func (p *FilterPolicy) Match(m TopicMessage) bool {
 	return p.evaluate(&m, newMessageView(&m)) == filterMatch
 }

@@ -420,3 +420,36 @@ func TestFilterPolicyErrorsAreSentinels(t *testing.T) {
 	require.Equal(t, "InvalidParameter", e.Code)
 	require.Contains(t, err.Error(), "fifoq: invalid filter policy")
 }
+
+// TestFilterPolicyDeepJSON checks the bound on the nesting of the JSON a filter reads (256 levels): a policy
+// nested deeper is refused as too complex, a body nested deeper matches nothing, as a body that is not JSON
+// does, and a String.Array attribute nested deeper is invalid; each is read without recursing once per level
+// of its 256 KiB. A policy whose keys nest 150 deep, SNS's most by its complexity limit, is taken.
+func TestFilterPolicyDeepJSON(t *testing.T) {
+	t.Parallel()
+	nest := func(open, close string, n int, inner string) string {
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	deep := (256<<10 - 16) / 2 // as many "[" as a 256 KiB body holds
+
+	for _, policy := range []string{
+		`{"a": ` + nest("[", "]", deep, `"x"`) + `}`,
+		nest(`{"a": `, `}`, 300, `["x"]`),
+	} {
+		_, err := fifoq.ParseFilterPolicy(policy, fifoq.FilterPolicyScopeMessageBody)
+		require.ErrorIs(t, err, fifoq.ErrInvalidFilterPolicy, "policy %.50s...", policy)
+		require.Equal(t, "Invalid parameter: FilterPolicy: Filter policy is too complex", fifoq.ErrorMessage(err), "policy %.50s...", policy)
+	}
+	keys150 := nest(`{"a": `, `}`, 150, `["x"]`)
+	_, err := fifoq.ParseFilterPolicy(keys150, fifoq.FilterPolicyScopeMessageBody)
+	require.NoError(t, err, "keys nested 150 deep: complexity 150")
+
+	fpRun(t, `{"a": ["x"]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+		{"255 arrays deep", fpBody(`{"a": "x", "b": ` + nest("[", "]", 255, "1") + `}`), true},
+		{"256 arrays deep", fpBody(`{"a": "x", "b": ` + nest("[", "]", 256, "1") + `}`), false},
+		{"256 KiB deep", fpBody(`{"a": "x", "b": ` + nest("[", "]", deep-16, "1") + `}`), false},
+	})
+	fpRun(t, `{"a": [{"exists": false}]}`, "", []fpCase{
+		{"String.Array 256 KiB deep", fpAttrs("a", fpArr(nest("[", "]", deep, "1"))), false},
+	})
+}

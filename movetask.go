@@ -114,7 +114,7 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 // names rate.
 func CheckMoveRate(rate int) error {
 	if rate < 1 || rate > maxMoveRate {
-		return reject(ErrInvalidMoveTask, "rate %d messages a second, want 0..%d", rate, maxMoveRate).says("%s",
+		return reject(ErrInvalidMoveTask, "rate %d messages a second, want 1..%d", rate, maxMoveRate).says("%s",
 			invalidValue(rate, "MaxNumberOfMessagesPerSecond", "Must be between 1 and "+strconv.Itoa(maxMoveRate)+"."))
 	}
 	return nil

@@ -38,7 +38,8 @@ type ReceiveOptions struct {
 //
 // With an AttemptID on a FIFO queue, a retry within 5 minutes returns the same messages with the same receipt
 // handles and restarts their visibility timeout, provided none of them was deleted, changed or received
-// again since; otherwise it returns ErrAttemptNotRetryable.
+// again since; otherwise it returns ErrAttemptNotRetryable. It returns ErrAttemptNotRetryable too when the
+// receive that id names returned more messages than this call can: more than 10 (see [Queue.ReceiveMany]).
 func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, error) {
 	maxMessages, wait, vt, err := q.receiveParams(o, MaxBatchEntries)
 	if err != nil {
@@ -52,6 +53,10 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, erro
 // more than 10 messages of one group, which a second call would not return while the first ones are in
 // flight. The other options, the long poll and the errors are those of Receive. ReceiveMany makes a Queue a
 // [ReceiveManySource].
+//
+// An AttemptID names up to o.MaxMessages messages here. A retry replays them only if it has room for them
+// all: a retry by Receive, or by a ReceiveMany with a smaller o.MaxMessages (counting it as 10 if smaller),
+// of an attempt that returned more returns ErrAttemptNotRetryable and changes nothing.
 func (q *Queue) ReceiveMany(ctx context.Context, o ReceiveOptions) ([]Delivery, error) {
 	maxMessages, wait, vt, err := q.receiveParams(o, maxBatchSize)
 	if err != nil {
@@ -394,11 +399,18 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) 
 	if !ok {
 		return 0, false, nil
 	}
+	notRetryable := func() error {
+		return reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id).says("%s",
+			invalidValue(id, "ReceiveRequestAttemptId", "The receiveRequestAttemptId is not valid anymore since the receive call is not retryable."))
+	}
+	if len(a.handles) > len(got) {
+		// A ReceiveMany's attempt retried by a receive with less room: refused, as a changed one is.
+		return 0, false, notRetryable()
+	}
 	for i, h := range a.handles {
 		m := q.lookupLocked(h)
 		if m == nil || m.receipt() != h.receipt || m.changed {
-			return 0, false, reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id).says("%s",
-				invalidValue(id, "ReceiveRequestAttemptId", "The receiveRequestAttemptId is not valid anymore since the receive call is not retryable."))
+			return 0, false, notRetryable()
 		}
 		got[i].m = m
 	}

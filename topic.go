@@ -3,6 +3,7 @@ package fifoq
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -211,7 +212,8 @@ func (t *Topic) Attributes() TopicAttributes {
 
 // SetAttributes replaces the topic's settings (SetTopicAttributes); it returns ErrInvalidTopicAttribute for
 // settings out of range, ErrTopicNotFound for a deleted topic, and changes nothing then. A publish under way
-// keeps the settings it started with.
+// keeps the settings it started with. The catalogue of a topic of a [Catalog] does not record a change made
+// here (nor its store: a restart undoes it): change such a topic with [Catalog.UpdateTopic].
 func (t *Topic) SetAttributes(a TopicAttributes) error {
 	if err := checkTopicAttributes(a, t.fifo); err != nil {
 		return err
@@ -227,7 +229,9 @@ func (t *Topic) SetAttributes(a TopicAttributes) error {
 
 // Delete deletes the topic (DeleteTopic): its subscriptions end, and later calls of Publish, PublishBatch,
 // Subscribe and SetAttributes return ErrTopicNotFound. A publish under way completes its deliveries.
-// Deleting a deleted topic does nothing.
+// Deleting a deleted topic does nothing. The catalogue of a topic of a [Catalog] does not record a deletion
+// made here (it lists the topic still, and a restart on its store brings it back): delete such a topic with
+// [Catalog.DeleteTopic].
 func (t *Topic) Delete() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -438,10 +442,11 @@ func (s *Subscription) Attributes() SubscriptionAttributes { return s.cfg.Load()
 // SetAttributes replaces the subscription's settings (SetSubscriptionAttributes), checked as Subscribe checks
 // them; [ErrorMessage] gives what SNS says to SetSubscriptionAttributes ("Invalid parameter: FilterPolicy:
 // ..."). An unsubscribed subscription returns ErrSubscriptionNotFound. A publish under way delivers with the
-// settings it read, as SNS applies a change within a while.
+// settings it read, as SNS applies a change within a while. It panics for a subscription of a [Catalog],
+// whose catalogue records its changes: change one with [Catalog.UpdateSubscription].
 func (s *Subscription) SetAttributes(a SubscriptionAttributes) error {
 	if s.queue == nil {
-		panic("fifoq: Subscription.SetAttributes of a Catalog's subscription: use Catalog.SetSubscriptionAttributes")
+		panic("fifoq: Subscription.SetAttributes of a Catalog's subscription: use Catalog.UpdateSubscription")
 	}
 	cfg, err := s.topic.subscriptionConfig(s.queue.FIFO(), a, false)
 	if err != nil {
@@ -455,8 +460,19 @@ func (s *Subscription) SetAttributes(a SubscriptionAttributes) error {
 }
 
 // Unsubscribe ends the subscription (Unsubscribe): later publishes do not deliver to its queue. A publish
-// under way may still deliver to it. Unsubscribing twice does nothing.
-func (s *Subscription) Unsubscribe() {
+// under way may still deliver to it. Unsubscribing twice does nothing. A subscription of a [Catalog], whose
+// catalogue records its end, is ended with [Catalog.Unsubscribe]: here it returns an error that wraps
+// ErrCatalogSubscription, and stays.
+func (s *Subscription) Unsubscribe() error {
+	if s.queue == nil {
+		return fmt.Errorf("%w: %s: use Catalog.Unsubscribe", ErrCatalogSubscription, s.arn)
+	}
+	s.unsubscribe()
+	return nil
+}
+
+// unsubscribe is Unsubscribe, for a subscription of a topic or of a catalogue.
+func (s *Subscription) unsubscribe() {
 	t := s.topic
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -509,7 +525,8 @@ type TopicMetrics struct {
 	// String.Array that is not a JSON array of scalars (NumberOfNotificationsFilteredOut-InvalidAttributes).
 	FilteredOutInvalidAttributes uint64
 	// FilteredOutInvalidMessageBody counts the messages rejected by a filter policy on the body because
-	// the body is not a JSON object (NumberOfNotificationsFilteredOut-InvalidMessageBody).
+	// the body is not a JSON object, or nests deeper than 256 levels
+	// (NumberOfNotificationsFilteredOut-InvalidMessageBody).
 	FilteredOutInvalidMessageBody uint64
 	// Failed counts the messages a queue refused (NumberOfNotificationsFailed).
 	Failed uint64

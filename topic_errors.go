@@ -1,6 +1,9 @@
 package fifoq
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // The sentinel errors of topics, with the error codes of Amazon SNS: InvalidParameter for a parameter SNS
 // refuses, ParameterValueInvalid for a bad message attribute, NotFound for a topic or subscription that is
@@ -68,6 +71,11 @@ var (
 	ErrTopicBatchTooLong = newErrorSaying("BatchRequestTooLong", "batch request too long",
 		"The length of all the messages put together is more than the limit.")
 )
+
+// ErrCatalogSubscription: [Subscription.Unsubscribe] of a subscription of a [Catalog], which
+// [Catalog.Unsubscribe] ends, so that the catalogue records it. It is no rule of SNS: [ErrorCode] returns ""
+// for it.
+var ErrCatalogSubscription = errors.New("fifoq: subscription of a catalogue")
 
 // invalidParameter rejects a call by the rule of sentinel, with detail in Go's words and SNS's message
 // "Invalid parameter: " + reason.

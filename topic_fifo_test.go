@@ -6,7 +6,9 @@ import (
 	"crypto/rsa"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -199,7 +201,10 @@ func TestTopicConcurrentStress(t *testing.T) {
 					return
 				}
 				_ = tp.Metrics()
-				s.Unsubscribe()
+				if err := s.Unsubscribe(); err != nil {
+					errs <- err
+					return
+				}
 			}
 		})
 		for w := range workers {
@@ -236,5 +241,51 @@ func TestTopicConcurrentStress(t *testing.T) {
 		require.Equal(t, workers*each, stable.Stats().Visible, "%s", name)
 		require.Equal(t, m.Delivered+m.FilteredOut, m.Delivered+m.FilteredOut+m.Failed+m.FilteredOutNoMessageAttributes, "%s: failures", name)
 		require.GreaterOrEqual(t, m.Delivered, uint64(workers*each), "%s", name)
+	}
+}
+
+// tpCountingSigner counts the signatures of the signer it wraps.
+type tpCountingSigner struct {
+	fifoq.Signer
+	n *atomic.Int64
+}
+
+func (s tpCountingSigner) Sign(stringToSign []byte, version string) (string, error) {
+	s.n.Add(1)
+	return s.Signer.Sign(stringToSign, version)
+}
+
+// TestTopicSignsOncePerPublication: a publication is signed once, whatever the number of subscriptions
+// its envelope goes to (the signature does not cover the UnsubscribeURL, which alone differs), and each
+// envelope verifies and names its own subscription.
+func TestTopicSignsOncePerPublication(t *testing.T) {
+	t.Parallel()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	var n atomic.Int64
+	signer := tpCountingSigner{fifoq.RSASigner{Key: key, CertURL: "https://sns.example/SimpleNotificationService-1.pem"}, &n}
+	tp := tpTopic(t, "fanout", fifoq.WithTopicSigner(signer))
+	const subs = 5
+	queues := make([]*fifoq.Queue, subs)
+	arns := make([]string, subs)
+	for i := range queues {
+		queues[i] = tpQueue(t, "q"+strconv.Itoa(i))
+		arns[i] = tpSubscribe(t, tp, queues[i], fifoq.SubscriptionAttributes{}).ARN()
+	}
+	msg := fifoq.TopicMessage{Message: "hello", Attributes: map[string]fifoq.Attribute{"k": {DataType: "String", StringValue: "v"}}}
+	_, err = tp.Publish(context.Background(), msg)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n.Load(), "signatures for one publication to %d subscriptions", subs)
+	_, err = tp.PublishBatch(context.Background(), []fifoq.TopicMessage{msg, msg, msg})
+	require.NoError(t, err)
+	require.EqualValues(t, 4, n.Load(), "signatures after a batch of 3 more")
+	for i, q := range queues {
+		bodies := tpBodies(t, q)
+		require.Len(t, bodies, 4)
+		e, err := fifoq.ParseEnvelope(bodies[0])
+		require.NoError(t, err)
+		require.NoError(t, e.Verify(&key.PublicKey), "queue %d", i)
+		require.True(t, strings.HasSuffix(e.UnsubscribeURL, "SubscriptionArn="+arns[i]), "queue %d: %s", i, e.UnsubscribeURL)
+		require.Equal(t, map[string]fifoq.EnvelopeAttribute{"k": {Type: "String", Value: "v"}}, e.MessageAttributes)
 	}
 }

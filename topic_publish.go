@@ -89,6 +89,12 @@ type publication struct {
 
 	messageID, seq, timestamp string
 	out                       publishConfig // the endpoint and signer of its envelopes
+
+	// env is its envelope but for the UnsubscribeURL, which alone differs between subscriptions and is not
+	// signed: built, and signed, by the first subscription that delivers an envelope, for the others to
+	// copy. envErr is the signer's error then (the envelope is unsigned).
+	env    *Envelope
+	envErr error
 }
 
 // prepare checks m as SNS's Publish does, in SNS's order, and returns it ready to publish; contentDedup is

@@ -146,8 +146,8 @@ func TestTopicSubscribePairing(t *testing.T) {
 	require.Equal(t, fifoq.FilterPolicyScopeMessageAttributes, tpSubscribe(t, std, tpQueue(t, "sq4"), fifoq.SubscriptionAttributes{}).Attributes().FilterPolicyScope)
 
 	// Unsubscribe and Delete.
-	s1.Unsubscribe()
-	s1.Unsubscribe()
+	require.NoError(t, s1.Unsubscribe())
+	require.NoError(t, s1.Unsubscribe())
 	require.ErrorIs(t, s1.SetAttributes(fifoq.SubscriptionAttributes{}), fifoq.ErrSubscriptionNotFound)
 	require.Len(t, std.Subscriptions(), 2)
 	std.Delete()

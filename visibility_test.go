@@ -2,6 +2,7 @@ package fifoq_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -518,6 +519,42 @@ func TestFIFOAttemptIDNotRetryable(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestFIFOAttemptIDReceiveManyRetry checks that an attempt id a ReceiveMany used for more than 10 messages
+// replays through a ReceiveMany with room for them, and that a retry with less room (Receive, or a smaller
+// ReceiveMany) returns ErrAttemptNotRetryable and changes nothing, rather than overrunning its buffer.
+func TestFIFOAttemptIDReceiveManyRetry(t *testing.T) {
+	t.Parallel()
+	fvEachClock(t, func(t *testing.T, c fvClock) {
+		ctx := context.Background()
+		q := fvNew(t, c, "many.fifo", fifoq.WithVisibilityTimeout(time.Minute))
+		for i := range 30 {
+			fvSend(t, q, "g", fmt.Sprint("m", i))
+		}
+		many := fifoq.ReceiveOptions{MaxMessages: 30, NoWaitTime: true, AttemptID: "big"}
+		first, err := q.ReceiveMany(ctx, many)
+		require.NoError(t, err)
+		require.Len(t, first, 30)
+		for _, o := range []fifoq.ReceiveOptions{
+			{MaxMessages: 10, NoWaitTime: true, AttemptID: "big"},
+			{MaxMessages: 20, NoWaitTime: true, AttemptID: "big"},
+		} {
+			before := q.Stats()
+			got, err := q.ReceiveMany(ctx, o)
+			require.ErrorIs(t, err, fifoq.ErrAttemptNotRetryable, "ReceiveMany of %d retrying 30: got %d", o.MaxMessages, len(got))
+			require.Empty(t, got)
+			require.Equal(t, "InvalidParameterValue", fifoq.ErrorCode(err))
+			require.Contains(t, fifoq.ErrorMessage(err), "not retryable")
+			require.Equal(t, before, q.Stats(), "the refused retry changed nothing")
+		}
+		got, err := q.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10, NoWaitTime: true, AttemptID: "big"})
+		require.ErrorIs(t, err, fifoq.ErrAttemptNotRetryable, "Receive retrying 30: got %d", len(got))
+		require.Empty(t, got)
+		again, err := q.ReceiveMany(ctx, many)
+		require.NoError(t, err)
+		require.Equal(t, first, again, "a ReceiveMany with room for them all replays")
+	})
 }
 
 // TestFIFOAttemptIDExpires checks spec 2.15.3: an attempt id can be replayed for 5 minutes after its receive;

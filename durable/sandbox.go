@@ -224,7 +224,7 @@ func (s *sandbox) list(dir string) ([]string, error) {
 	return append(out, mine...), nil
 }
 
-// sandbox returns the fence's sandbox, once raised with one (openDB), or nil.
+// sandboxed returns the fence's sandbox, once raised with one (openDB), or nil.
 func (f *fence) sandboxed() *sandbox {
 	if !f.raised.Load() {
 		return nil

@@ -42,8 +42,7 @@ func WithQueues(queues ...string) testcontainers.CustomizeRequestOption {
 		if prev := req.Env["FIFOQ_QUEUE"]; prev != "" {
 			all = prev + ";" + all
 		}
-		req.Env["FIFOQ_QUEUE"] = all
-		return nil
+		return setEnv(req, "FIFOQ_QUEUE", all)
 	}
 }
 

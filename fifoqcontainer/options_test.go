@@ -44,6 +44,14 @@ func TestNewRequest(t *testing.T) {
 	require.Empty(t, endpoints, "in the host's network, no other network")
 	require.Equal(t, "40123", req.WaitingFor.(*wait.HTTPStrategy).Port.Port())
 
+	// WithQueues alone, on a request without an environment yet.
+	req, _, err = newRequest("img", WithQueues("only"))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"FIFOQ_QUEUE": "only"}, req.Env)
+	var bare testcontainers.GenericContainerRequest
+	require.NoError(t, WithQueues("a", "b")(&bare))
+	require.Equal(t, map[string]string{"FIFOQ_QUEUE": "a;b"}, bare.Env)
+
 	// A wait strategy of the caller's stays.
 	mine := wait.ForLog("listening")
 	req, _, err = newRequest("img", testcontainers.WithWaitStrategy(mine))

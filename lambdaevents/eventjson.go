@@ -3,8 +3,8 @@ package lambdaevents
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 )
@@ -145,10 +145,61 @@ func writeMessageAttribute(b *bytes.Buffer, a events.SQSMessageAttribute) {
 	b.WriteByte('}')
 }
 
-// writeString writes s as a JSON string, without the HTML escaping of encoding/json's defaults.
+// writeString writes s as a JSON string, byte for byte as a json.Encoder with SetEscapeHTML(false) writes
+// it (without the newline), with no allocation: '"' and '\\' escaped with a backslash, the control
+// characters as \b, \f, \n, \r, \t or else \u00XX, each byte of invalid UTF-8 as \ufffd, U+2028 and U+2029
+// as \u2028 and \u2029, and everything else, '<', '>' and '&' included, as it is.
 func writeString(b *bytes.Buffer, s string) {
-	e := json.NewEncoder(b)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(s)         // a string always encodes (invalid UTF-8 becomes U+FFFD)
-	b.Truncate(b.Len() - 1) // the newline Encode adds
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	start := 0 // s[start:i] is yet to be written, as it is
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			default:
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(s[start:i])
+			b.WriteString(`\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			b.WriteString(s[start:i])
+			b.WriteString(`\u202`)
+			b.WriteByte(hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
 }

@@ -3,6 +3,8 @@ package lambdaevents
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,4 +155,58 @@ func TestMarshalEventAttributes(t *testing.T) {
 
 	// An empty batch (which Lambda never sends) is an empty list.
 	require.Equal(t, `{"Records":[]}`, string(marshalEvent(&events.SQSEvent{})))
+}
+
+// jsonEncoderString is what writeString must write: s through a json.Encoder with SetEscapeHTML(false),
+// without the newline.
+func jsonEncoderString(t testing.TB, s string) string {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	require.NoError(t, e.Encode(s))
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// checkWriteString checks that writeString writes s as json.Encoder does.
+func checkWriteString(t testing.TB, s string) {
+	var b bytes.Buffer
+	b.WriteString("x") // writeString appends
+	writeString(&b, s)
+	require.Equal(t, "x"+jsonEncoderString(t, s), b.String(), "writeString(%q)", s)
+}
+
+// writeString writes every byte, every rune class, and random strings of bytes and runes as encoding/json
+// does (FuzzWriteString takes it further).
+func TestWriteStringAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		checkWriteString(t, string([]byte{byte(c)}))
+		checkWriteString(t, "a"+string([]byte{byte(c)})+"b")
+	}
+	for _, s := range []string{"", "plain", `<a href="x">&amp;</a>`, "tab\tnew\nline\r", "\u2028\u2029x\u2027\u202a",
+		"é€𝄞", "\xff\xfe", "a\xe2\x82", "\xed\xa0\x80", "\x7f", `back\slash "quoted"`, "\u00ff\ufffd"} {
+		checkWriteString(t, s)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "<", "&", `"`, `\`, "\x00", "\x1f", "\n", "\x7f", "é", "\u2028", "\u2029", "𝄞", "\xff", "\xe2\x82", "\xe2"}
+	for range 10000 {
+		var sb strings.Builder
+		for range r.IntN(20) {
+			if r.IntN(4) == 0 {
+				sb.WriteByte(byte(r.IntN(256)))
+			} else {
+				sb.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+		}
+		checkWriteString(t, sb.String())
+	}
+}
+
+// FuzzWriteString: writeString writes any string as json.Encoder with SetEscapeHTML(false) does.
+func FuzzWriteString(f *testing.F) {
+	for _, s := range []string{"", "Test message.", `{"a":"<b>&"}`, "\x00\x01\b\f\n\r\t\x1f\x7f", "\u2028\u2029",
+		"\xff", "\xe2\x80", "é𝄞", `\"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkWriteString(t, s) })
 }

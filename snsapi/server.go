@@ -78,8 +78,11 @@ func WithSignatureVerification(secret func(accessKeyID string) (secretAccessKey 
 // (SignatureVersion 1: SHA1withRSA, 2: SHA256withRSA), and serve certPEM, the PEM of a certificate of key's
 // public key, at the SigningCertURL the envelopes name: <scheme>://<host of the publish request>/
 // SimpleNotificationService-<first 32 hex digits of the certificate's SHA-256>.pem. Without it envelopes
-// carry an empty Signature and SigningCertURL.
+// carry an empty Signature and SigningCertURL. It panics if key is nil.
 func WithSigningKey(key *rsa.PrivateKey, certPEM []byte) Option {
+	if key == nil {
+		panic("snsapi: WithSigningKey with a nil key")
+	}
 	return func(c *config) {
 		block, _ := pem.Decode(certPEM)
 		var sum [32]byte

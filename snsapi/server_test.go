@@ -352,3 +352,10 @@ func TestRouteBySignatureScope(t *testing.T) {
 	require.Equal(t, 200, w.Code, w.Body.String())
 	require.Contains(t, w.Body.String(), "ListQueuesResponse")
 }
+
+// TestWithSigningKeyNil: a nil signing key is refused when the option is made, not by a panic in
+// rsa.SignPKCS1v15 at each publish.
+func TestWithSigningKeyNil(t *testing.T) {
+	t.Parallel()
+	require.PanicsWithValue(t, "snsapi: WithSigningKey with a nil key", func() { snsapi.WithSigningKey(nil, nil) })
+}

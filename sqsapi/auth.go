@@ -9,9 +9,6 @@ import (
 // AWS Signature Version 4, checked when the server has WithSignatureVerification, by package sigv4, which
 // package snsapi shares. Any region will do: it is the region the request acts in (requestNS).
 
-// amzDateFormat is the layout of X-Amz-Date.
-const amzDateFormat = "20060102T150405Z"
-
 // verify checks the SigV4 signature in the request's Authorization header against its body.
 func (s *Server) verify(r *http.Request, body []byte) error {
 	if err := sigv4.Verify(r, body, s.secret, s.region, "sqs"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/sigv4"
 )
 
 // An apiError is a rejected request as SQS reports it: a query error code (the one in the XML error, in the
@@ -29,8 +30,9 @@ func newError(code, format string, args ...any) *apiError {
 	return &apiError{code: code, message: fmt.Sprintf(format, args...), status: statusOf(code)}
 }
 
-// The query error codes this package sends. Codes whose JSON error shape has another name are translated
-// by shapeOf; the others are their own shape name.
+// The query error codes this package sends, but for those of package sigv4 (sigv4.CodeMissingToken, ...).
+// Codes whose JSON error shape has another name are translated by shapeOf; the others are their own shape
+// name.
 const (
 	codeInvalidParameterValue = "InvalidParameterValue"
 	codeMissingParameter      = "MissingParameter"
@@ -38,7 +40,6 @@ const (
 	codeInvalidAttributeValue = "InvalidAttributeValue"
 	codeNonExistentQueue      = "AWS.SimpleQueueService.NonExistentQueue"
 	codeQueueAlreadyExists    = "QueueAlreadyExists"
-	codeQueueDeletedRecently  = "AWS.SimpleQueueService.QueueDeletedRecently"
 	codeIDsNotDistinct        = "AWS.SimpleQueueService.BatchEntryIdsNotDistinct"
 	codeInvalidBatchEntryID   = "AWS.SimpleQueueService.InvalidBatchEntryId"
 	codeResourceNotFound      = "ResourceNotFoundException"
@@ -49,10 +50,6 @@ const (
 	codeTooLarge              = "RequestEntityTooLarge"
 	codeInternal              = "InternalFailure"
 	codeUnavailable           = "ServiceUnavailable"
-	codeMissingToken          = "MissingAuthenticationToken"
-	codeIncompleteSignature   = "IncompleteSignature"
-	codeInvalidClientTokenID  = "InvalidClientTokenId"
-	codeSignatureDoesNotMatch = "SignatureDoesNotMatch"
 )
 
 // shapeOf returns the name of the error shape that SQS's JSON protocol names in __type (after
@@ -94,8 +91,8 @@ func shapeOf(code string) string {
 // traits): 400 unless listed.
 func statusOf(code string) int {
 	switch code {
-	case "AWS.SimpleQueueService.PurgeQueueInProgress", "InvalidSecurity", "OverLimit", codeMissingToken, codeInvalidClientTokenID,
-		codeSignatureDoesNotMatch:
+	case "AWS.SimpleQueueService.PurgeQueueInProgress", "InvalidSecurity", "OverLimit", sigv4.CodeMissingToken,
+		sigv4.CodeInvalidClientTokenID, sigv4.CodeSignatureDoesNotMatch:
 		return 403
 	case "ReceiptHandleIsInvalid", codeResourceNotFound, codeUnknownOperation, "InvalidAddress":
 		return 404

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/fifoq/fifoq"
@@ -232,8 +233,8 @@ func listMessageMoveTasks(s *Server, c *call, in *listMoveTasksInput) (output, e
 	}
 	n := 1
 	if m := in.MaxResults; m != nil {
-		if *m < 1 || *m > 10 {
-			return nil, invalidValue(*m, "MaxResults", "Must be between 1 and 10, if provided.")
+		if *m < 1 || *m > fifoq.MaxListedMoveTasks {
+			return nil, invalidValue(*m, "MaxResults", "Must be between 1 and "+strconv.Itoa(fifoq.MaxListedMoveTasks)+", if provided.")
 		}
 		n = *m
 	}

@@ -56,12 +56,15 @@ func consoleTopics(api *sqsapi.Server, sns *snsapi.Server, endpoint string) fifo
 }
 
 // signingKey returns the RSA key and self-signed certificate (PEM) of SNS envelopes: those of dataDir's
-// signingDir, made and written there when missing; a new pair when dataDir is "".
+// signingDir, made and written there when missing; a new pair when dataDir is "". When one of the two files
+// is missing (a first start that stopped between writing them), a new pair replaces both; a file that is
+// there but cannot be read is an error, which names it.
 func signingKey(dataDir string) (*rsa.PrivateKey, []byte, error) {
 	if dataDir != "" {
 		keyPEM, kerr := os.ReadFile(filepath.Join(dataDir, signingDir, "key.pem"))
 		certPEM, cerr := os.ReadFile(filepath.Join(dataDir, signingDir, "cert.pem"))
-		if kerr == nil && cerr == nil {
+		switch {
+		case kerr == nil && cerr == nil:
 			block, _ := pem.Decode(keyPEM)
 			if block == nil {
 				return nil, nil, errors.New(filepath.Join(dataDir, signingDir, "key.pem") + ": no PEM key")
@@ -71,9 +74,10 @@ func signingKey(dataDir string) (*rsa.PrivateKey, []byte, error) {
 				return nil, nil, err
 			}
 			return key, certPEM, nil
-		}
-		if !errors.Is(kerr, fs.ErrNotExist) {
+		case kerr != nil && !errors.Is(kerr, fs.ErrNotExist):
 			return nil, nil, kerr
+		case cerr != nil && !errors.Is(cerr, fs.ErrNotExist):
+			return nil, nil, cerr
 		}
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -84,4 +85,37 @@ func TestServeTopicsSurviveRestart(t *testing.T) {
 		require.NoError(t, env.Verify(cert.PublicKey.(*rsa.PublicKey)), "round %d: the certificate of round 0 verifies", round)
 		c.stop(syscall.SIGTERM)
 	}
+}
+
+// TestSigningKeyHalfWritten: a data directory with the signing key but not its certificate (a first start
+// that stopped between the two writes) gets a new pair, which the next start reads back; a certificate that
+// is there but cannot be read is an error that names it, never a nil key.
+func TestSigningKeyHalfWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, _, err := signingKey(dir)
+	require.NoError(t, err)
+	certFile := filepath.Join(dir, signingDir, "cert.pem")
+	require.NoError(t, os.Remove(certFile))
+
+	key, certPEM, err := signingKey(dir)
+	require.NoError(t, err, "key.pem without cert.pem")
+	require.NotNil(t, key, "key.pem without cert.pem")
+	require.False(t, key.Equal(first), "a new pair replaces the key without a certificate")
+	block, _ := pem.Decode(certPEM)
+	require.NotNil(t, block, "%q", certPEM)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	require.True(t, key.PublicKey.Equal(cert.PublicKey), "the certificate is the new key's")
+	again, againPEM, err := signingKey(dir)
+	require.NoError(t, err)
+	require.True(t, again.Equal(key), "the new pair was written")
+	require.Equal(t, certPEM, againPEM)
+
+	require.NoError(t, os.Remove(certFile))
+	require.NoError(t, os.Mkdir(certFile, 0o700)) // there, but not readable as a file
+	key, certPEM, err = signingKey(dir)
+	require.ErrorContains(t, err, certFile)
+	require.Nil(t, key)
+	require.Nil(t, certPEM)
 }

@@ -35,6 +35,9 @@ func newError(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// amzDateLayout is the layout of X-Amz-Date.
+const amzDateLayout = "20060102T150405Z"
+
 // MaxSkew is how far a request's X-Amz-Date may be from the real clock.
 const MaxSkew = 15 * time.Minute
 
@@ -73,7 +76,7 @@ func Verify(r *http.Request, body []byte, secret func(accessKeyID string) (strin
 		return newError(CodeInvalidClientTokenID, "The security token included in the request is invalid.")
 	}
 	amzDate := r.Header.Get("X-Amz-Date")
-	t, err := time.Parse("20060102T150405Z", amzDate)
+	t, err := time.Parse(amzDateLayout, amzDate)
 	if err != nil || !strings.HasPrefix(amzDate, date) {
 		return newError(CodeIncompleteSignature, "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
 	}
@@ -81,12 +84,12 @@ func Verify(r *http.Request, body []byte, secret func(accessKeyID string) (strin
 	switch d := now.Sub(t); {
 	case d > MaxSkew:
 		return newError(CodeSignatureDoesNotMatch, "Signature expired: %s is now earlier than %s (%s - 15 min.)", amzDate,
-			now.Add(-MaxSkew).Format("20060102T150405Z"), now.Format("20060102T150405Z"))
+			now.Add(-MaxSkew).Format(amzDateLayout), now.Format(amzDateLayout))
 	case d < -MaxSkew:
 		// AWS's words for a date ahead of its clock (recorded, e.g. "Signature not yet current:
 		// 20180404T155030Z is still later than 20180404T070416Z (20180404T064916Z + 15 min.)").
 		return newError(CodeSignatureDoesNotMatch, "Signature not yet current: %s is still later than %s (%s + 15 min.)", amzDate,
-			now.Add(MaxSkew).Format("20060102T150405Z"), now.Format("20060102T150405Z"))
+			now.Add(MaxSkew).Format(amzDateLayout), now.Format(amzDateLayout))
 	}
 	if region != defaultRegion && !IsRegionName(region) || scoped != service {
 		return newError(CodeSignatureDoesNotMatch, "Credential should be scoped to a valid region and service: %s, %s.", defaultRegion, service)
