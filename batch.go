@@ -9,11 +9,17 @@ import (
 	"time"
 )
 
-// The Lambda event source mapping limits (spec 9.1).
+// The limits of a Lambda event source mapping for SQS, as Lambda's CreateEventSourceMapping checks them:
+// BatchOptions and package lambdaevents's mappings both keep to them.
 const (
-	defaultBatchSize  = 10
-	maxBatchSize      = 10_000
-	maxBatchWindow    = 5 * time.Minute
+	// DefaultBatchSize is the batch size of a mapping that gives none.
+	DefaultBatchSize = 10
+	// MaxBatchSize is the largest batch size of a standard queue's mapping; a FIFO queue's is
+	// MaxBatchEntries, and a standard queue's above MaxBatchEntries needs a batching window of a second or more.
+	MaxBatchSize = 10_000
+	// MaxBatchWindow is the longest batching window (MaximumBatchingWindowInSeconds 300).
+	MaxBatchWindow = 5 * time.Minute
+
 	defaultBatchBytes = 6 << 20 // the 6 MB payload of a synchronous Lambda invocation
 )
 
@@ -70,7 +76,7 @@ func NewBatcher(src Source, o BatchOptions) (*Batcher, error) {
 	if err := o.validate(src.FIFO()); err != nil {
 		return nil, err
 	}
-	o.Size = cmp.Or(o.Size, defaultBatchSize)
+	o.Size = cmp.Or(o.Size, DefaultBatchSize)
 	o.MaxBytes = cmp.Or(o.MaxBytes, defaultBatchBytes)
 	b := &Batcher{src: src, o: o, clock: realClock{}, timeout: defaultSourceTimeout}
 	if s, ok := src.(interface{ Clock() Clock }); ok {
@@ -89,10 +95,10 @@ func NewBatcher(src Source, o BatchOptions) (*Batcher, error) {
 
 func (o BatchOptions) validate(fifo bool) error {
 	switch {
-	case o.Size < 0 || o.Size > maxBatchSize:
-		return reject(ErrInvalidBatchOptions, "batch size %d, want 1..%d", o.Size, maxBatchSize)
-	case o.Window < 0 || o.Window > maxBatchWindow:
-		return reject(ErrInvalidBatchOptions, "batch window %v, want 0..%v", o.Window, maxBatchWindow)
+	case o.Size < 0 || o.Size > MaxBatchSize:
+		return reject(ErrInvalidBatchOptions, "batch size %d, want 1..%d", o.Size, MaxBatchSize)
+	case o.Window < 0 || o.Window > MaxBatchWindow:
+		return reject(ErrInvalidBatchOptions, "batch window %v, want 0..%v", o.Window, MaxBatchWindow)
 	case o.MaxBytes < 0:
 		return reject(ErrInvalidBatchOptions, "max bytes %d", o.MaxBytes)
 	case o.VisibilityTimeout < 0 || o.VisibilityTimeout > maxVisibilityTimeout:

@@ -58,7 +58,7 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, erro
 // all: a retry by Receive, or by a ReceiveMany with a smaller o.MaxMessages (counting it as 10 if smaller),
 // of an attempt that returned more returns ErrAttemptNotRetryable and changes nothing.
 func (q *Queue) ReceiveMany(ctx context.Context, o ReceiveOptions) ([]Delivery, error) {
-	maxMessages, wait, vt, err := q.receiveParams(o, maxBatchSize)
+	maxMessages, wait, vt, err := q.receiveParams(o, MaxBatchSize)
 	if err != nil {
 		return nil, err
 	}

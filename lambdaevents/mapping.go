@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/fifoq/fifoq"
 )
 
 // ReportBatchItemFailures is the one value of [Mapping.FunctionResponseTypes]: the function may answer with
@@ -15,10 +17,6 @@ const ReportBatchItemFailures = "ReportBatchItemFailures"
 // The limits of an event source mapping for SQS, as Lambda's CreateEventSourceMapping checks them, and the
 // defaults of the fields left at zero.
 const (
-	defaultBatchSize           = 10
-	maxBatchSizeFIFO           = 10
-	maxBatchSizeStandard       = 10_000
-	maxBatchingWindow          = 300 * time.Second
 	minMaximumConcurrency      = 2
 	maxMaximumConcurrency      = 1000
 	defaultFunctionTimeout     = 3 * time.Second // a Lambda function's default timeout
@@ -129,23 +127,23 @@ func (m Mapping) Validate(fifo bool) error {
 	}
 	batchSize := m.BatchSize
 	if batchSize == 0 {
-		batchSize = defaultBatchSize
+		batchSize = fifoq.DefaultBatchSize
 	}
 	switch {
-	case fifo && (batchSize < 1 || batchSize > maxBatchSizeFIFO):
-		return fmt.Errorf("%w: %d, a FIFO queue takes 1..%d", ErrInvalidBatchSize, m.BatchSize, maxBatchSizeFIFO)
-	case batchSize < 1 || batchSize > maxBatchSizeStandard:
-		return fmt.Errorf("%w: %d, want 1..%d", ErrInvalidBatchSize, m.BatchSize, maxBatchSizeStandard)
+	case fifo && (batchSize < 1 || batchSize > fifoq.MaxBatchEntries):
+		return fmt.Errorf("%w: %d, a FIFO queue takes 1..%d", ErrInvalidBatchSize, m.BatchSize, fifoq.MaxBatchEntries)
+	case batchSize < 1 || batchSize > fifoq.MaxBatchSize:
+		return fmt.Errorf("%w: %d, want 1..%d", ErrInvalidBatchSize, m.BatchSize, fifoq.MaxBatchSize)
 	}
 	w := m.MaximumBatchingWindow
 	switch {
-	case w < 0 || w > maxBatchingWindow:
-		return fmt.Errorf("%w: %v, want 0..%v", ErrInvalidBatchingWindow, w, maxBatchingWindow)
+	case w < 0 || w > fifoq.MaxBatchWindow:
+		return fmt.Errorf("%w: %v, want 0..%v", ErrInvalidBatchingWindow, w, fifoq.MaxBatchWindow)
 	case w%time.Second != 0:
 		return fmt.Errorf("%w: %v is not whole seconds (MaximumBatchingWindowInSeconds)", ErrInvalidBatchingWindow, w)
 	case fifo && w > 0:
 		return fmt.Errorf("%w: %v: batching window is not supported for FIFO queues", ErrInvalidBatchingWindow, w)
-	case batchSize > maxBatchSizeFIFO && w < time.Second:
+	case batchSize > fifoq.MaxBatchEntries && w < time.Second:
 		return fmt.Errorf("%w: %d needs a MaximumBatchingWindow of at least 1s", ErrInvalidBatchSize, batchSize)
 	}
 	switch {
@@ -218,7 +216,7 @@ func (m *Mapping) reportsItemFailures() bool {
 // withDefaults returns m with its zero fields set to their defaults. m must be valid.
 func (m Mapping) withDefaults() Mapping {
 	if m.BatchSize == 0 {
-		m.BatchSize = defaultBatchSize
+		m.BatchSize = fifoq.DefaultBatchSize
 	}
 	if m.FunctionTimeout == 0 {
 		m.FunctionTimeout = defaultFunctionTimeout
