@@ -50,12 +50,15 @@ func FuzzFilterPolicy(f *testing.F) {
 	})
 }
 
-// fpGenValue draws a value an attribute can hold, from a small set so that conditions hit it.
-var fpGenValue = rapid.SampledFrom([]string{"rugby", "tennis", "baseball", "Rugby", "order-1", "data"})
+// fpGenValue draws a value an attribute can hold, from a small set so that conditions hit it. It makes a
+// new generator on each call: a rapid generator is not safe to share between parallel tests.
+func fpGenValue() *rapid.Generator[string] {
+	return rapid.SampledFrom([]string{"rugby", "tennis", "baseball", "Rugby", "order-1", "data"})
+}
 
 // fpGenCondition draws one condition of a key's array, as JSON, from the string operators.
 func fpGenCondition(t *rapid.T, label string) string {
-	v := fpGenValue.Draw(t, label+" value")
+	v := fpGenValue().Draw(t, label+" value")
 	switch rapid.IntRange(0, 4).Draw(t, label+" operator") {
 	case 0:
 		return fmt.Sprintf("%q", v)
@@ -90,7 +93,7 @@ func fpGenMessage(t *rapid.T) fifoq.TopicMessage {
 	m := fifoq.TopicMessage{Message: "m", Attributes: map[string]fifoq.Attribute{}}
 	for _, k := range []string{"sport", "store", "event"} {
 		if rapid.Bool().Draw(t, k+" present") {
-			m.Attributes[k] = fifoq.Attribute{DataType: "String", StringValue: fpGenValue.Draw(t, k)}
+			m.Attributes[k] = fifoq.Attribute{DataType: "String", StringValue: fpGenValue().Draw(t, k)}
 		}
 	}
 	return m
@@ -123,7 +126,7 @@ func TestFilterPolicyOrIsUnion(t *testing.T) {
 func TestFilterPolicyAnythingButIsNegation(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
-		vals := rapid.SliceOfNDistinct(fpGenValue, 1, 3, func(s string) string { return s }).Draw(t, "values")
+		vals := rapid.SliceOfNDistinct(fpGenValue(), 1, 3, func(s string) string { return s }).Draw(t, "values")
 		var quoted []string
 		for _, v := range vals {
 			quoted = append(quoted, fmt.Sprintf("%q", v))
