@@ -463,8 +463,8 @@ func (m *crashModel) checkCopy(add func(string, ...any), round int, q string, in
 
 	// The times a child saw: exact in the source, where they are stored as Unix nanoseconds and read back
 	// the same. A move to the dead-letter queue carries them over from one queue's clock reckoning to the
-	// other's: the two queues' epochs may differ in their wall-clock-minus-monotonic offset by a nanosecond
-	// or so (more if the wall clock was slewed between them), which the copy inherits.
+	// other's through the monotonic clock: exact when their epochs have the same wall-clock-minus-monotonic
+	// offset, as the queues of a child do (they share its clock, crashClock); the slack is a margin.
 	slack := int64(0)
 	if inDLQ {
 		slack = int64(time.Millisecond)

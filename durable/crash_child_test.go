@@ -26,14 +26,27 @@ import (
 type crashChild struct {
 	round int
 	seed  uint64
-	base  time.Time // now() is base's wall clock plus the monotonic time since: the queues' own reckoning
+	base  time.Time // now() is base's wall clock plus the monotonic time since; the queues read it too (crashClock)
 	log   *crashLog
 	pairs [2]*crashPair
 	stop  chan struct{}
 	calls atomic.Int64 // receive calls
 }
 
-func (c *crashChild) now() int64 { return c.base.Add(time.Since(c.base)).UnixNano() }
+func (c *crashChild) now() int64 { return crashClock{c.base}.Now().UnixNano() }
+
+// crashClock is the clock of a child's queues: base's wall clock plus the monotonic time since, the
+// reckoning of the times the child logs (crashChild.now). With the real clock, each queue's epoch would be
+// a reading of the wall clock of its own, taken after the store opened: a step of the wall clock between
+// the child's start and that reading would put every time the queue records (a FIFO message's arrival in
+// the dead-letter queue, its SentAt there, which the order check compares with the end of receives) off
+// the child's by the step, and the checks would see a message move to the dead-letter queue after a receive
+// that came after it, or hide one that did.
+type crashClock struct{ base time.Time }
+
+func (c crashClock) Now() time.Time { return c.base.Add(time.Since(c.base)) }
+
+func (crashClock) AfterFunc(d time.Duration, f func()) fifoq.Timer { return time.AfterFunc(d, f) }
 
 func (c *crashChild) stopped() bool {
 	select {
@@ -91,7 +104,7 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 		return err
 	}
 	// On an error the store stays open: the process ends at once, as if killed.
-	if c.pairs, err = openCrashQueues(st); err != nil {
+	if c.pairs, err = openCrashQueues(st, fifoq.WithClock(crashClock{c.base})); err != nil {
 		return err
 	}
 	if c.log, err = createCrashLog(crashLogPath(dir, round)); err != nil {
@@ -468,16 +481,17 @@ type crashPair struct {
 	src, dlq *fifoq.Queue
 }
 
-// openCrashQueues opens the test's queues in st, each dead-letter queue before its source.
-func openCrashQueues(st *fifoq.Store) ([2]*crashPair, error) {
+// openCrashQueues opens the test's queues in st, each dead-letter queue before its source, with the options
+// extra too.
+func openCrashQueues(st *fifoq.Store, extra ...fifoq.Option) ([2]*crashPair, error) {
 	var pairs [2]*crashPair
 	for i, names := range [2][3]string{{"f", crashFIFOName, crashFIFODLQName}, {"s", crashStdName, crashStdDLQName}} {
-		dlq, err := fifoq.New(names[2], fifoq.WithStore(st), fifoq.WithVisibilityTimeout(crashVisibility))
+		dlq, err := fifoq.New(names[2], append([]fifoq.Option{fifoq.WithStore(st), fifoq.WithVisibilityTimeout(crashVisibility)}, extra...)...)
 		if err != nil {
 			return pairs, err
 		}
-		src, err := fifoq.New(names[1], fifoq.WithStore(st), fifoq.WithVisibilityTimeout(crashVisibility),
-			fifoq.WithDeadLetterQueue(dlq, crashMaxReceive))
+		src, err := fifoq.New(names[1], append([]fifoq.Option{fifoq.WithStore(st), fifoq.WithVisibilityTimeout(crashVisibility),
+			fifoq.WithDeadLetterQueue(dlq, crashMaxReceive)}, extra...)...)
 		if err != nil {
 			return pairs, err
 		}
