@@ -27,7 +27,7 @@ func TestStorePoisonHeadAcrossRestarts(t *testing.T) {
 				src = d.queue("src.fifo", fifoq.WithVisibilityTimeout(30*time.Second), fifoq.WithDeadLetterQueue(dlq, 3))
 				return src, dlq
 			}
-			src, dlq := open()
+			src, _ := open()
 			sent := stSend(t, src, "g", "P", "B", "C")
 			receive := func(max int, want ...string) []fifoq.Delivery {
 				t.Helper()
@@ -41,7 +41,7 @@ func TestStorePoisonHeadAcrossRestarts(t *testing.T) {
 				require.NoError(t, src.ChangeVisibility(ctx, ds[0].ReceiptHandle, 0))
 				if i == 2 { // a restart between the receives of the poison message
 					d.restart(way.crash)
-					src, dlq = open()
+					src, _ = open()
 				}
 			}
 			d.clock.Advance(time.Second)
@@ -49,7 +49,7 @@ func TestStorePoisonHeadAcrossRestarts(t *testing.T) {
 			receive(10, "B#1", "C#1") // P moves to the dead-letter queue; B and C come out
 			d.clock.Advance(time.Second)
 			d.restart(way.crash)
-			src, dlq = open()
+			src, dlq := open()
 			require.Equal(t, []string{"B/in flight/1", "C/in flight/1"}, stState(src))
 			var inDLQ []fifoq.Snapshot
 			for s := range dlq.Messages() {
