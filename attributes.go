@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // setting resolves a duration of a call where 0 means the queue's setting def, and none (a No... field of
@@ -144,7 +146,7 @@ func (q *Queue) configWith(old *config, a Attributes) (*config, error) {
 	}
 	c.dlq, c.maxReceiveCount, c.hasRedrive = a.DeadLetterQueue, a.MaxReceiveCount, a.DeadLetterQueue != nil
 	if !c.hasRedrive && a.MaxReceiveCount != 0 {
-		return nil, reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", a.MaxReceiveCount)
+		return nil, rule.Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", a.MaxReceiveCount)
 	}
 	c.allow = RedriveAllowPolicy{a.RedriveAllowPolicy.Permission, slices.Clone(a.RedriveAllowPolicy.Sources)}
 	if err := c.validate(q.fifo); err != nil {

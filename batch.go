@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // The limits of a Lambda event source mapping for SQS, as Lambda's CreateEventSourceMapping checks them:
@@ -96,21 +98,21 @@ func NewBatcher(src Source, o BatchOptions) (*Batcher, error) {
 func (o BatchOptions) validate(fifo bool) error {
 	switch {
 	case o.Size < 0 || o.Size > MaxBatchSize:
-		return reject(ErrInvalidBatchOptions, "batch size %d, want 1..%d", o.Size, MaxBatchSize)
+		return rule.Reject(ErrInvalidBatchOptions, "batch size %d, want 1..%d", o.Size, MaxBatchSize)
 	case o.Window < 0 || o.Window > MaxBatchWindow:
-		return reject(ErrInvalidBatchOptions, "batch window %v, want 0..%v", o.Window, MaxBatchWindow)
+		return rule.Reject(ErrInvalidBatchOptions, "batch window %v, want 0..%v", o.Window, MaxBatchWindow)
 	case o.MaxBytes < 0:
-		return reject(ErrInvalidBatchOptions, "max bytes %d", o.MaxBytes)
+		return rule.Reject(ErrInvalidBatchOptions, "max bytes %d", o.MaxBytes)
 	case o.VisibilityTimeout < 0 || o.VisibilityTimeout > maxVisibilityTimeout:
-		return reject(ErrInvalidBatchOptions, "visibility timeout %v, want 0..%v", o.VisibilityTimeout, maxVisibilityTimeout)
+		return rule.Reject(ErrInvalidBatchOptions, "visibility timeout %v, want 0..%v", o.VisibilityTimeout, maxVisibilityTimeout)
 	case !o.Strict:
 		return nil
 	case fifo && o.Size > MaxBatchEntries:
-		return reject(ErrInvalidBatchOptions, "batch size %d: FIFO queues take at most %d", o.Size, MaxBatchEntries)
+		return rule.Reject(ErrInvalidBatchOptions, "batch size %d: FIFO queues take at most %d", o.Size, MaxBatchEntries)
 	case fifo && o.Window > 0:
-		return reject(ErrInvalidBatchOptions, "batching window is not supported for FIFO queues")
+		return rule.Reject(ErrInvalidBatchOptions, "batching window is not supported for FIFO queues")
 	case !fifo && o.Size > MaxBatchEntries && o.Window < time.Second:
-		return reject(ErrInvalidBatchOptions, "batch size %d needs a batch window of at least 1s", o.Size)
+		return rule.Reject(ErrInvalidBatchOptions, "batch size %d needs a batch window of at least 1s", o.Size)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
 
@@ -125,22 +126,22 @@ type CatalogQueue struct {
 var (
 	// ErrQueueExists: CreateQueue of a queue that exists with a different value of a setting given. AWS's
 	// message names the first such setting.
-	ErrQueueExists = newError("QueueAlreadyExists", "a queue of that name exists with other settings")
+	ErrQueueExists = rule.New("QueueAlreadyExists", "fifoq: a queue of that name exists with other settings")
 	// ErrQueueDeletedRecently: a queue's name can be used again 60 seconds after the queue was deleted.
-	ErrQueueDeletedRecently = newErrorSaying("AWS.SimpleQueueService.QueueDeletedRecently", "queue deleted recently",
+	ErrQueueDeletedRecently = rule.NewSaying("AWS.SimpleQueueService.QueueDeletedRecently", "fifoq: queue deleted recently",
 		"You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 	// ErrQueueDoesNotExist: the catalogue holds no queue of that namespace and name.
-	ErrQueueDoesNotExist = newErrorSaying("AWS.SimpleQueueService.NonExistentQueue", "queue does not exist",
+	ErrQueueDoesNotExist = rule.NewSaying("AWS.SimpleQueueService.NonExistentQueue", "fifoq: queue does not exist",
 		"The specified queue does not exist.")
 	// ErrMoveTaskNotFound: the catalogue holds no move task of that id: it never did, or forgot it (it keeps
 	// the last 10 of a queue, and none of a deleted queue).
-	ErrMoveTaskNotFound = newErrorSaying("ResourceNotFoundException", "move task does not exist", "Task does not exist.")
+	ErrMoveTaskNotFound = rule.NewSaying("ResourceNotFoundException", "fifoq: move task does not exist", "Task does not exist.")
 	// ErrEncryptionConflict: a change turns on server-side encryption with a KMS key and with SQS-managed
 	// keys at once.
-	ErrEncryptionConflict = newErrorSaying("InvalidAttributeName", "a KMS key and SQS-managed encryption at once",
+	ErrEncryptionConflict = rule.NewSaying("InvalidAttributeName", "fifoq: a KMS key and SQS-managed encryption at once",
 		"You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
 	// ErrInvalidTags: a queue has at most 50 tags, with keys of 1..128 characters and values of at most 256.
-	ErrInvalidTags = newError("InvalidParameterValue", "invalid tags")
+	ErrInvalidTags = rule.New("InvalidParameterValue", "fifoq: invalid tags")
 )
 
 // deletedReuseDelay is how long a deleted queue's name stays unusable (ErrQueueDeletedRecently).
@@ -352,7 +353,7 @@ func (c *Catalog) CreateQueue(ctx context.Context, ns Namespace, name string, de
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := validateQueueName(name); err != nil {
+	if err := rule.QueueName(name); err != nil {
 		return nil, err
 	}
 	var j commit
@@ -381,7 +382,7 @@ func (c *Catalog) CheckCreate(ns Namespace, name string) error {
 	}
 	at, ok := c.deleted[catalogKey{ns, name}]
 	if _, busy := c.unfinished[c.queueName(ns, name)]; ok && (busy || c.clock.Now().Sub(at) < deletedReuseDelay) {
-		return reject(ErrQueueDeletedRecently, "queue %s was deleted less than %v ago", name, deletedReuseDelay)
+		return rule.Reject(ErrQueueDeletedRecently, "queue %s was deleted less than %v ago", name, deletedReuseDelay)
 	}
 	return nil
 }
@@ -403,7 +404,7 @@ func (c *Catalog) createQueue(j *commit, k catalogKey, def Definition, fields Fi
 			return nil, err // a rule between settings, which the settings given break on this queue
 		}
 		if name := cur.firstDifference(&want, fields); name != "" {
-			return nil, reject(ErrQueueExists, "queue %s has another %s", k.name, name).says(
+			return nil, rule.Reject(ErrQueueExists, "queue %s has another %s", k.name, name).Says(
 				"A queue already exists with the same name and a different value for attribute %s", name)
 		}
 		return e.q, nil
@@ -414,7 +415,7 @@ func (c *Catalog) createQueue(j *commit, k catalogKey, def Definition, fields Fi
 	now := c.clock.Now()
 	c.pruneDeletedLocked(j, now)
 	if _, ok := c.deleted[k]; ok {
-		return nil, reject(ErrQueueDeletedRecently, "queue %s was deleted less than %v ago", k.name, deletedReuseDelay)
+		return nil, rule.Reject(ErrQueueDeletedRecently, "queue %s was deleted less than %v ago", k.name, deletedReuseDelay)
 	}
 	d := NewDefinition(fifo)
 	d.Apply(def, fields)
@@ -491,7 +492,7 @@ func (c *Catalog) optionsLocked(ns Namespace, d *Definition, dlq *Queue) ([]Opti
 func (c *Catalog) deadLetterQueueLocked(ns Namespace, name string) (*Queue, error) {
 	e := c.queues[ns][name]
 	if e == nil {
-		return nil, reject(ErrInvalidRedrivePolicy, "dead-letter queue %s does not exist", name).says("Dead-letter target does not exist.")
+		return nil, rule.Reject(ErrInvalidRedrivePolicy, "dead-letter queue %s does not exist", name).Says("Dead-letter target does not exist.")
 	}
 	return e.q, nil
 }

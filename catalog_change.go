@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 	"slices"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // Changing and deleting the queues of a catalogue, and the redrive policies that wait for their dead-letter
@@ -56,7 +58,7 @@ func (c *Catalog) updateOnce(j *commit, ns Namespace, name string, edit func(d *
 	}
 	e := c.queues[ns][name]
 	if e == nil {
-		return false, reject(ErrQueueDoesNotExist, "queue %s", name)
+		return false, rule.Reject(ErrQueueDoesNotExist, "queue %s", name)
 	}
 	if err := c.err(); err != nil {
 		return false, err
@@ -157,7 +159,7 @@ func (c *Catalog) UntagQueue(ctx context.Context, ns Namespace, name string, key
 			return err
 		}
 		if c.lookup(ns, name) == nil {
-			return reject(ErrQueueDoesNotExist, "queue %s", name)
+			return rule.Reject(ErrQueueDoesNotExist, "queue %s", name)
 		}
 		return err
 	}
@@ -176,7 +178,7 @@ func (c *Catalog) changeTags(ctx context.Context, ns Namespace, name string, cha
 	}
 	e := c.lookup(ns, name)
 	if e == nil {
-		return reject(ErrQueueDoesNotExist, "queue %s", name)
+		return rule.Reject(ErrQueueDoesNotExist, "queue %s", name)
 	}
 	if err := c.err(); err != nil {
 		return err
@@ -234,7 +236,7 @@ func (c *Catalog) deleteQueue(j *commit, ns Namespace, name string) (*catalogEnt
 	defer c.mu.Unlock()
 	e := c.queues[ns][name]
 	if e == nil {
-		return nil, reject(ErrQueueDoesNotExist, "queue %s", name)
+		return nil, rule.Reject(ErrQueueDoesNotExist, "queue %s", name)
 	}
 	if err := c.err(); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
 
@@ -113,7 +114,7 @@ func (c *Catalog) decodeDefinition(fn string, v []byte) (catalogKey, *Definition
 		return catalogKey{}, nil, err
 	}
 	k := catalogKey{Namespace{Account: r.Account, Region: r.Region}, r.Name}
-	if err := validateQueueName(k.name); err != nil {
+	if err := rule.QueueName(k.name); err != nil {
 		return k, nil, err
 	}
 	if want := c.queueName(k.ns, k.name); want != fn {
@@ -374,7 +375,7 @@ func decodeTask(k, v []byte) (fn string, t storedTask, err error) {
 		return "", t, errors.New("no id")
 	case r.State != MoveTaskRunning && r.State != MoveTaskCompleted && r.State != MoveTaskCancelled && r.State != MoveTaskFailed:
 		return "", t, fmt.Errorf("state %d", r.State)
-	case r.Rate < 0 || r.Rate > maxMoveRate || r.Moved < 0 || r.ToMove < 0 || r.Started <= 0:
+	case r.Rate < 0 || r.Rate > rule.MaxMoveRate || r.Moved < 0 || r.ToMove < 0 || r.Started <= 0:
 		return "", t, fmt.Errorf("rate %d, moved %d, to move %d, started %d", r.Rate, r.Moved, r.ToMove, r.Started)
 	}
 	t.seq = binary.BigEndian.Uint64(seq)

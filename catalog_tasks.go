@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
 
@@ -44,14 +45,11 @@ func (e *SourceDeletedError) Error() string {
 	return "fifoq: invalid message move task: a message came from queue " + e.Queue + ", deleted since"
 }
 
-// Is reports whether target is ErrInvalidMoveTask.
-func (e *SourceDeletedError) Is(target error) bool { return target == ErrInvalidMoveTask }
-
-func (e *SourceDeletedError) sqsCode() string { return ErrInvalidMoveTask.Code }
-
-// awsMessage is the reason SQS would give: the caller names the queue in its own words (an ARN).
-func (e *SourceDeletedError) awsMessage() string {
-	return "A message in the queue was moved there from " + e.Queue + ", which was deleted since. Move the messages to a destination."
+// Unwrap returns the rejection by ErrInvalidMoveTask, whose AWS message ([ErrorMessage]) asks for a
+// destination.
+func (e *SourceDeletedError) Unwrap() error {
+	return rule.Reject(ErrInvalidMoveTask, "a message came from queue %s, deleted since", e.Queue).Says(
+		"A message in the queue was moved there from %s, which was deleted since. Move the messages to a destination.", e.Queue)
 }
 
 // A catalogTask is a move task the catalogue started, or resumed.
@@ -102,13 +100,13 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 	defer c.mu.RUnlock()
 	src := c.queues[ns][source]
 	if src == nil {
-		return nil, commit{}, reject(ErrQueueDoesNotExist, "source %s", source)
+		return nil, commit{}, rule.Reject(ErrQueueDoesNotExist, "source %s", source)
 	}
 	t := &catalogTask{id: newTaskID(), source: src}
 	var dest *Queue
 	if destination != "" {
 		if t.dest = c.queues[ns][destination]; t.dest == nil {
-			return nil, commit{}, reject(ErrQueueDoesNotExist, "destination %s", destination)
+			return nil, commit{}, rule.Reject(ErrQueueDoesNotExist, "destination %s", destination)
 		}
 		dest = t.dest.q
 		t.destName, t.destFn = t.dest.key.name, dest.Name()
@@ -228,7 +226,7 @@ func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) {
 func (c *Catalog) CancelMoveTask(ctx context.Context, id string) (CatalogTask, error) {
 	t, ok := c.task(id)
 	if !ok {
-		return CatalogTask{}, reject(ErrMoveTaskNotFound, "task %s", id)
+		return CatalogTask{}, rule.Reject(ErrMoveTaskNotFound, "task %s", id)
 	}
 	if err := t.task.Cancel(); err != nil {
 		return CatalogTask{}, err

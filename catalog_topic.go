@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
 
@@ -99,12 +100,12 @@ type CatalogSubscription struct {
 // Errors of a catalogue's topics.
 var (
 	// ErrTopicExists: CreateTopic of a topic that exists with other attributes or other tags.
-	ErrTopicExists = newError("InvalidParameter", "a topic of that name exists with other settings")
+	ErrTopicExists = rule.New("InvalidParameter", "fifoq: a topic of that name exists with other settings")
 	// ErrInvalidTopicTags: a topic has at most 50 tags, with keys of 1..128 characters and values of at most
 	// 256, and a tag change names a key at most once.
-	ErrInvalidTopicTags = newError("InvalidParameter", "invalid topic tags")
+	ErrInvalidTopicTags = rule.New("InvalidParameter", "fifoq: invalid topic tags")
 	// ErrTopicTagLimitExceeded: a topic has at most 50 tags.
-	ErrTopicTagLimitExceeded = newErrorSaying("TagLimitExceeded", "too many tags",
+	ErrTopicTagLimitExceeded = rule.NewSaying("TagLimitExceeded", "fifoq: too many tags",
 		"Could not complete request: tag quota of per resource exceeded")
 )
 
@@ -120,7 +121,7 @@ func checkTopicTags(tags map[string]string) error {
 		}
 	}
 	if len(tags) > maxTopicTags {
-		return reject(ErrTopicTagLimitExceeded, "%d tags, want at most %d", len(tags), maxTopicTags)
+		return rule.Reject(ErrTopicTagLimitExceeded, "%d tags, want at most %d", len(tags), maxTopicTags)
 	}
 	return nil
 }
@@ -320,7 +321,7 @@ func (c *Catalog) UpdateTopic(ctx context.Context, ns Namespace, name string, ed
 	e := b.topics[catalogKey{ns, name}]
 	if e == nil {
 		b.mu.Unlock()
-		return reject(ErrTopicNotFound, "topic %s of %v", name, ns)
+		return rule.Reject(ErrTopicNotFound, "topic %s of %v", name, ns)
 	}
 	err := c.err()
 	next := e.definition()
@@ -422,7 +423,7 @@ func (c *Catalog) Subscribe(ctx context.Context, ns Namespace, topic string, d S
 	e := b.topics[catalogKey{ns, topic}]
 	if e == nil {
 		b.mu.Unlock()
-		return CatalogSubscription{}, reject(ErrTopicNotFound, "topic %s of %v", topic, ns)
+		return CatalogSubscription{}, rule.Reject(ErrTopicNotFound, "topic %s of %v", topic, ns)
 	}
 	if fifoName(d.Queue.Name) && !e.t.fifo {
 		b.mu.Unlock()
@@ -518,7 +519,7 @@ func (c *Catalog) UpdateSubscription(ctx context.Context, arn string, edit func(
 	s := b.subs[arn]
 	if s == nil {
 		b.mu.Unlock()
-		return reject(ErrSubscriptionNotFound, "%s", arn)
+		return rule.Reject(ErrSubscriptionNotFound, "%s", arn)
 	}
 	next := s.def.clone()
 	err := c.err()

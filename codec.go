@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // maxAttemptReceipts bounds the receipts of one attempt record: a Batcher's receive takes up to 10,000.
@@ -348,7 +350,7 @@ func decodeMessage(v []byte) (storedMessage, error) {
 		}
 	}
 	if flags&flagTraced != 0 {
-		if s.msg.TraceHeader = d.str(); s.msg.TraceHeader == "" || len(s.msg.TraceHeader) > MaxTraceHeaderLength {
+		if s.msg.TraceHeader = d.str(); s.msg.TraceHeader == "" || len(s.msg.TraceHeader) > rule.MaxTraceHeaderLength {
 			d.fail(fmt.Errorf("trace header of %d bytes", len(s.msg.TraceHeader)))
 		}
 	}

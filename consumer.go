@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // A Handler processes one batch. Returning nil deletes the batch; an error fails it, and with
@@ -168,7 +170,7 @@ const (
 // NewConsumer returns a Consumer of src that runs h. Options out of range return ErrInvalidBatchOptions.
 func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 	if h == nil {
-		return nil, reject(ErrInvalidBatchOptions, "nil handler")
+		return nil, rule.Reject(ErrInvalidBatchOptions, "nil handler")
 	}
 	b, err := NewBatcher(src, o.Batch)
 	if err != nil {
@@ -177,18 +179,18 @@ func NewConsumer(src Source, h Handler, o ConsumerOptions) (*Consumer, error) {
 	o.MaxConcurrency = cmp.Or(o.MaxConcurrency, defaultConcurrency)
 	switch {
 	case o.MaxConcurrency < 1 || o.MaxConcurrency > maxConcurrency:
-		return nil, reject(ErrInvalidBatchOptions, "maximum concurrency %d, want 1..%d", o.MaxConcurrency, maxConcurrency)
+		return nil, rule.Reject(ErrInvalidBatchOptions, "maximum concurrency %d, want 1..%d", o.MaxConcurrency, maxConcurrency)
 	case o.Batch.Strict && o.MaxConcurrency < 2:
-		return nil, reject(ErrInvalidBatchOptions, "maximum concurrency %d, Lambda's minimum is 2", o.MaxConcurrency)
+		return nil, rule.Reject(ErrInvalidBatchOptions, "maximum concurrency %d, Lambda's minimum is 2", o.MaxConcurrency)
 	case o.HandlerTimeout < 0:
-		return nil, reject(ErrInvalidBatchOptions, "handler timeout %v", o.HandlerTimeout)
+		return nil, rule.Reject(ErrInvalidBatchOptions, "handler timeout %v", o.HandlerTimeout)
 	case o.SourceTimeout < 0:
-		return nil, reject(ErrInvalidBatchOptions, "source timeout %v", o.SourceTimeout)
+		return nil, rule.Reject(ErrInvalidBatchOptions, "source timeout %v", o.SourceTimeout)
 	}
 	o.SourceTimeout = cmp.Or(o.SourceTimeout, defaultSourceTimeout)
 	b.timeout = o.SourceTimeout
 	if vt, ok := b.visibilityTimeout(); ok && o.HandlerTimeout > vt {
-		return nil, reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, o.HandlerTimeout)
+		return nil, rule.Reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, o.HandlerTimeout)
 	}
 	c := &Consumer{src: src, batcher: b, h: h, o: o}
 	if n, ok := src.(interface{ Name() string }); ok {
@@ -327,7 +329,7 @@ func (c *Consumer) learnVisibilityTimeout(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("fifoq: the visibility timeout of the source: %w", err)
 	case c.o.HandlerTimeout > vt:
-		return reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, c.o.HandlerTimeout)
+		return rule.Reject(ErrInvalidBatchOptions, "queue visibility timeout %v is less than the handler timeout %v", vt, c.o.HandlerTimeout)
 	}
 	c.batcher.vt, c.batcher.vtKnown = vt, true
 	return nil

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // A Definition is what a [Catalog] keeps about a queue besides its messages: the settings its [Queue] applies,
@@ -227,11 +229,11 @@ func (d *Definition) Check(fifo bool, fields Fields) error {
 	}
 	switch {
 	case fields&FieldKMSMasterKeyID != 0 && fields&FieldSQSManagedSSE != 0 && d.KMSMasterKeyID != "" && d.SQSManagedSSE:
-		return reject(ErrEncryptionConflict, "a KMS key and SQS-managed encryption")
+		return rule.Reject(ErrEncryptionConflict, "a KMS key and SQS-managed encryption")
 	case fifo && fields&(FieldThroughputLimit|FieldDeduplicationScope) == FieldThroughputLimit|FieldDeduplicationScope &&
 		d.ThroughputLimit == ThroughputPerMessageGroupID && cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue) != DeduplicationScopeMessageGroup:
-		return reject(ErrInvalidQueueAttribute, "throughput limit %v with deduplication scope %v", d.ThroughputLimit,
-			cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue)).says("Invalid value for the parameter FifoThroughputLimit. " +
+		return rule.Reject(ErrInvalidQueueAttribute, "throughput limit %v with deduplication scope %v", d.ThroughputLimit,
+			cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue)).Says("Invalid value for the parameter FifoThroughputLimit. " +
 			"Reason: perMessageGroupId is allowed only when DeduplicationScope is messageGroup.")
 	}
 	return nil
@@ -241,7 +243,7 @@ func (d *Definition) Check(fifo bool, fields Fields) error {
 func (d *Definition) checkField(fifo bool, f Fields, name string) error {
 	if !fifo && (f == FieldContentBasedDeduplication && d.ContentBasedDeduplication ||
 		f == FieldDeduplicationScope && d.DeduplicationScope != 0 || f == FieldThroughputLimit && d.ThroughputLimit != 0) {
-		return reject(ErrFIFOOnly, "unknown attribute %s on standard queue", name)
+		return rule.Reject(ErrFIFOOnly, "unknown attribute %s on standard queue", name)
 	}
 	switch f {
 	case FieldVisibilityTimeout:
@@ -270,12 +272,12 @@ func (d *Definition) checkField(fifo bool, f Fields, name string) error {
 		p := d.RedrivePolicy
 		switch {
 		case p.DeadLetterQueue == "" && p.MaxReceiveCount != 0:
-			return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", p.MaxReceiveCount)
+			return rule.Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", p.MaxReceiveCount)
 		case p.DeadLetterQueue == "":
-		case validateQueueName(p.DeadLetterQueue) != nil:
-			return reject(ErrInvalidRedrivePolicy, "dead-letter queue %q is not a queue name", p.DeadLetterQueue)
+		case rule.QueueName(p.DeadLetterQueue) != nil:
+			return rule.Reject(ErrInvalidRedrivePolicy, "dead-letter queue %q is not a queue name", p.DeadLetterQueue)
 		case p.MaxReceiveCount < 1 || p.MaxReceiveCount > maxMaxReceiveCount:
-			return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", p.MaxReceiveCount, maxMaxReceiveCount).says(
+			return rule.Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", p.MaxReceiveCount, maxMaxReceiveCount).Says(
 				"Invalid value for maxReceiveCount: %d, valid values are from 1 to %d both inclusive.", p.MaxReceiveCount, maxMaxReceiveCount)
 		}
 	case FieldRedriveAllowPolicy:
@@ -296,12 +298,12 @@ func checkTags(tags map[string]string) error {
 			return err
 		}
 		if len(v) > maxTagValueLen {
-			return reject(ErrInvalidTags, "tag value of %d characters, want at most %d", len(v), maxTagValueLen).says("%s",
-				invalidValue(v, "TagValue", "Tag values must be at most 256 characters in length."))
+			return rule.Reject(ErrInvalidTags, "tag value of %d characters, want at most %d", len(v), maxTagValueLen).Says("%s",
+				rule.InvalidValue(v, "TagValue", "Tag values must be at most 256 characters in length."))
 		}
 	}
 	if len(tags) > maxTags {
-		return reject(ErrInvalidTags, "%d tags, want at most %d", len(tags), maxTags).says(
+		return rule.Reject(ErrInvalidTags, "%d tags, want at most %d", len(tags), maxTags).Says(
 			"Too many tags added for queue. A queue can have at most %d tags.", maxTags)
 	}
 	return nil
@@ -310,8 +312,8 @@ func checkTags(tags map[string]string) error {
 // checkTagKey checks a tag key: 1..128 characters.
 func checkTagKey(k string) error {
 	if k == "" || len(k) > maxTagKeyLen {
-		return reject(ErrInvalidTags, "tag key %q, want 1..%d characters", k, maxTagKeyLen).says("%s",
-			invalidValue(k, "TagKey", "Tag keys must be between 1 and 128 characters in length."))
+		return rule.Reject(ErrInvalidTags, "tag key %q, want 1..%d characters", k, maxTagKeyLen).Says("%s",
+			rule.InvalidValue(k, "TagKey", "Tag keys must be between 1 and 128 characters in length."))
 	}
 	return nil
 }
@@ -320,7 +322,7 @@ func checkTagKey(k string) error {
 // getmoto/moto#1686, is this message without a value), each as TagQueue checks it.
 func checkTagKeys(keys []string) error {
 	if len(keys) == 0 {
-		return reject(ErrInvalidTags, "no tag keys").says("Tag keys must be between 1 and 128 characters in length.")
+		return rule.Reject(ErrInvalidTags, "no tag keys").Says("Tag keys must be between 1 and 128 characters in length.")
 	}
 	for _, k := range keys {
 		if err := checkTagKey(k); err != nil {

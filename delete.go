@@ -1,6 +1,10 @@
 package fifoq
 
-import "context"
+import (
+	"context"
+
+	"github.com/fifoq/fifoq/internal/rule"
+)
 
 // Delete, DeleteBatch and Purge.
 
@@ -37,7 +41,7 @@ func (q *Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error 
 	if err := q.check(); err != nil {
 		return err
 	}
-	if err := checkBatchLen(len(receiptHandles), "DeleteMessageBatchRequestEntry"); err != nil {
+	if err := rule.BatchLen(len(receiptHandles), "DeleteMessageBatchRequestEntry"); err != nil {
 		return err
 	}
 	var failed []EntryError
@@ -89,8 +93,8 @@ func (q *Queue) Purge(ctx context.Context) error {
 	now := q.lock()
 	if q.purged && now-q.purgedAt < purgeInterval {
 		q.unlock()
-		return reject(ErrPurgeInProgress, "only one PurgeQueue operation on %s is allowed every %v", q.name, purgeInterval).says(
-			"Only one PurgeQueue operation on %s is allowed every %s seconds.", q.name, seconds(purgeInterval))
+		return rule.Reject(ErrPurgeInProgress, "only one PurgeQueue operation on %s is allowed every %v", q.name, purgeInterval).Says(
+			"Only one PurgeQueue operation on %s is allowed every %s seconds.", q.name, rule.Seconds(purgeInterval))
 	}
 	q.purged, q.purgedAt = true, now
 	q.counters.Purged += uint64(q.stats.Visible + q.stats.InFlight + q.stats.Delayed)

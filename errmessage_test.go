@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // Tests of the message SQS sends for each rule (ErrorMessage): fifoq builds it where the rule is checked, with
@@ -253,17 +254,17 @@ func TestErrorMessageOfEachRule(t *testing.T) {
 		// The checks of values a front end was given, which fifoq's types read as none.
 		{"CheckBatchLen", func(*testing.T) error { return fifoq.CheckBatchLen(9990) }, fifoq.ErrTooManyEntries,
 			"AWS.SimpleQueueService.TooManyEntriesInBatchRequest", "Maximum number of entries per request are 10. You have sent 9990."},
-		{"CheckAttributeCount", func(*testing.T) error { return fifoq.CheckAttributeCount(5000) }, fifoq.ErrInvalidMessageAttribute, ipv,
+		{"CheckAttributeCount", func(*testing.T) error { return rule.CheckAttributeCount(5000) }, fifoq.ErrInvalidMessageAttribute, ipv,
 			"Number of message attributes [5000] exceeds the allowed maximum [10]."},
-		{"CheckID/empty group id", func(*testing.T) error { return fifoq.CheckID("", fifoq.ErrInvalidGroupID) }, fifoq.ErrInvalidGroupID, ipv,
+		{"CheckID/empty group id", func(*testing.T) error { return rule.ID("", fifoq.ErrInvalidGroupID) }, fifoq.ErrInvalidGroupID, ipv,
 			"Value  for parameter MessageGroupId is invalid. Reason: " + idReason("MessageGroupId")},
-		{"CheckID/empty deduplication id", func(*testing.T) error { return fifoq.CheckID("", fifoq.ErrInvalidDeduplicationID) },
+		{"CheckID/empty deduplication id", func(*testing.T) error { return rule.ID("", fifoq.ErrInvalidDeduplicationID) },
 			fifoq.ErrInvalidDeduplicationID, ipv, "Value  for parameter MessageDeduplicationId is invalid. Reason: " + idReason("MessageDeduplicationId")},
-		{"CheckID/empty attempt id", func(*testing.T) error { return fifoq.CheckID("", fifoq.ErrInvalidAttemptID) }, fifoq.ErrInvalidAttemptID, ipv,
+		{"CheckID/empty attempt id", func(*testing.T) error { return rule.ID("", fifoq.ErrInvalidAttemptID) }, fifoq.ErrInvalidAttemptID, ipv,
 			"Value  for parameter ReceiveRequestAttemptId is invalid. Reason: " + idReason("ReceiveRequestAttemptId")},
-		{"CheckMaxMessages/0", func(*testing.T) error { return fifoq.CheckMaxMessages(0) }, fifoq.ErrInvalidMaxMessages, ipv,
+		{"CheckMaxMessages/0", func(*testing.T) error { return rule.CheckMaxMessages(0) }, fifoq.ErrInvalidMaxMessages, ipv,
 			"Value 0 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided."},
-		{"CheckMoveRate/0", func(*testing.T) error { return fifoq.CheckMoveRate(0) }, fifoq.ErrInvalidMoveTask, ipv,
+		{"CheckMoveRate/0", func(*testing.T) error { return rule.CheckMoveRate(0) }, fifoq.ErrInvalidMoveTask, ipv,
 			"Value 0 for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between 1 and 500."},
 		{"ReceiveOptions.Check", func(*testing.T) error { return fifoq.ReceiveOptions{WaitTime: -time.Second}.Check() }, fifoq.ErrInvalidWaitTime, ipv,
 			"Value -1 for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 20, if provided."},
@@ -330,17 +331,16 @@ func TestErrorMessageOtherwise(t *testing.T) {
 	}
 }
 
-// CheckID takes the rules of ids only, and the front-end checks pass what is in range.
+// The front-end checks pass what is in range.
 func TestErrorChecksInRange(t *testing.T) {
 	t.Parallel()
-	require.Panics(t, func() { _ = fifoq.CheckID("x", fifoq.ErrEmptyBody) })
-	require.NoError(t, fifoq.CheckID("a-b!", fifoq.ErrInvalidGroupID))
+	require.NoError(t, rule.ID("a-b!", fifoq.ErrInvalidGroupID))
 	require.NoError(t, fifoq.CheckBatchLen(0), "an empty batch is the batch calls' own error")
 	require.NoError(t, fifoq.CheckBatchLen(fifoq.MaxBatchEntries))
-	require.NoError(t, fifoq.CheckAttributeCount(fifoq.MaxMessageAttributes))
-	require.NoError(t, fifoq.CheckMaxMessages(fifoq.MaxBatchEntries))
-	require.NoError(t, fifoq.CheckMoveRate(500))
-	require.EqualError(t, fifoq.CheckMoveRate(0), "fifoq: invalid message move task: rate 0 messages a second, want 1..500",
+	require.NoError(t, rule.CheckAttributeCount(fifoq.MaxMessageAttributes))
+	require.NoError(t, rule.CheckMaxMessages(fifoq.MaxBatchEntries))
+	require.NoError(t, rule.CheckMoveRate(500))
+	require.EqualError(t, rule.CheckMoveRate(0), "fifoq: invalid message move task: rate 0 messages a second, want 1..500",
 		"the text says the range CheckMoveRate takes")
 	require.NoError(t, fifoq.ReceiveOptions{NoWaitTime: true, NoVisibilityTimeout: true}.Check())
 	require.NoError(t, fifoq.ReceiveOptions{MaxMessages: 10, WaitTime: 20 * time.Second, VisibilityTimeout: 12 * time.Hour}.Check())

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"iter"
 	"slices"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // This file holds the side-effect-free looks at a queue's messages other than Messages: a page at a time
@@ -46,10 +48,10 @@ func (q *Queue) formatCursor(c pageCursor) string {
 func (q *Queue) parseCursor(s string) (pageCursor, error) {
 	var raw [cursorBytes]byte
 	if handleEncoding.DecodedLen(len(s)) != cursorBytes {
-		return pageCursor{}, reject(ErrInvalidPage, "cursor %q is not a cursor", s)
+		return pageCursor{}, rule.Reject(ErrInvalidPage, "cursor %q is not a cursor", s)
 	}
 	if _, err := handleEncoding.Decode(raw[:], []byte(s)); err != nil || binary.BigEndian.Uint32(raw[0:]) != q.tag {
-		return pageCursor{}, reject(ErrInvalidPage, "cursor %q is not a cursor of queue %s", s, q.name)
+		return pageCursor{}, rule.Reject(ErrInvalidPage, "cursor %q is not a cursor of queue %s", s, q.name)
 	}
 	return pageCursor{slot: int32(binary.BigEndian.Uint32(raw[4:])), seq: binary.BigEndian.Uint64(raw[8:])}, nil
 }
@@ -76,11 +78,11 @@ func (q *Queue) MessagesAfter(cursor string, n int, f MessageFilter) ([]Snapshot
 	)
 	switch {
 	case n < 1 || n > maxPageSize:
-		return nil, "", reject(ErrInvalidPage, "%d messages a page, want 1..%d", n, maxPageSize)
+		return nil, "", rule.Reject(ErrInvalidPage, "%d messages a page, want 1..%d", n, maxPageSize)
 	case f.State > StateDelayed:
-		return nil, "", reject(ErrInvalidPage, "state %v", f.State)
+		return nil, "", rule.Reject(ErrInvalidPage, "state %v", f.State)
 	case f.GroupID != "" && !q.fifo:
-		return nil, "", reject(ErrInvalidPage, "a group id on standard queue %s", q.name)
+		return nil, "", rule.Reject(ErrInvalidPage, "a group id on standard queue %s", q.name)
 	}
 	started := cursor != ""
 	if started {

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
-
-// maxMoveRate is the highest rate of a move task, in messages a second (spec 6.9.2).
-const maxMoveRate = 500
 
 // MoveTaskState is the state of a [MoveTask].
 type MoveTaskState uint8
@@ -108,18 +105,6 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 	return t, nil
 }
 
-// CheckMoveRate returns ErrInvalidMoveTask unless a move task may move rate messages a second: 1..500.
-// [Queue.StartMoveTask] reads a rate of 0 as "as fast as possible"; a front end whose protocol tells a 0
-// given from none calls CheckMoveRate for the rate it was given. [ErrorMessage] gives AWS's message, which
-// names rate.
-func CheckMoveRate(rate int) error {
-	if rate < 1 || rate > maxMoveRate {
-		return reject(ErrInvalidMoveTask, "rate %d messages a second, want 1..%d", rate, maxMoveRate).says("%s",
-			invalidValue(rate, "MaxNumberOfMessagesPerSecond", "Must be between 1 and "+strconv.Itoa(maxMoveRate)+"."))
-	}
-	return nil
-}
-
 // startMoveTask is StartMoveTask, with the task's status kept in the store under rec (nil: not kept), and
 // without its wait for the disk, which it returns. With resume, the task is one read back from the store,
 // with that status: a running one goes on from its counts (whether this queue is still a dead-letter queue
@@ -129,17 +114,17 @@ func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *Mo
 		rec = nil
 	}
 	if rate != 0 {
-		if err := CheckMoveRate(rate); err != nil {
+		if err := rule.CheckMoveRate(rate); err != nil {
 			return nil, commit{}, err
 		}
 	}
 	switch {
 	case dest == q:
-		return nil, commit{}, reject(ErrInvalidMoveTask, "destination %s is the source", q.name)
+		return nil, commit{}, rule.Reject(ErrInvalidMoveTask, "destination %s is the source", q.name)
 	case dest != nil && dest.fifo != q.fifo:
-		return nil, commit{}, reject(ErrInvalidMoveTask, "destination %s is not of the type of %s", dest.name, q.name)
+		return nil, commit{}, rule.Reject(ErrInvalidMoveTask, "destination %s is not of the type of %s", dest.name, q.name)
 	case dest != nil && dest.st != q.st:
-		return nil, commit{}, reject(ErrInvalidMoveTask, "destination %s is not in the store of %s", dest.name, q.name)
+		return nil, commit{}, rule.Reject(ErrInvalidMoveTask, "destination %s is not in the store of %s", dest.name, q.name)
 	}
 	if err := q.check(); err != nil {
 		return nil, commit{}, err
@@ -147,13 +132,13 @@ func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *Mo
 	now := q.lock()
 	if len(q.sources) == 0 && resume == nil {
 		q.unlock()
-		return nil, commit{}, reject(ErrNotDeadLetterQueue, "%s is no queue's dead-letter queue", q.name)
+		return nil, commit{}, rule.Reject(ErrNotDeadLetterQueue, "%s is no queue's dead-letter queue", q.name)
 	}
 	running := resume == nil || resume.State == MoveTaskRunning
 	for _, t := range q.moveTasks {
 		if running && t.active() {
 			q.unlock()
-			return nil, commit{}, reject(ErrMoveTaskRunning, "source %s", q.name)
+			return nil, commit{}, rule.Reject(ErrMoveTaskRunning, "source %s", q.name)
 		}
 	}
 	t := &MoveTask{
@@ -218,7 +203,7 @@ func (t *MoveTask) Cancel() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.status.State != MoveTaskRunning {
-		return reject(ErrMoveTaskNotRunning, "task of %s is %v", t.status.Source, t.status.State)
+		return rule.Reject(ErrMoveTaskNotRunning, "task of %s is %v", t.status.Source, t.status.State)
 	}
 	t.status.State = MoveTaskCancelling
 	close(t.cancel)

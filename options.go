@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
 
@@ -108,15 +109,15 @@ func (c *config) validate(fifo bool) error {
 	}
 	switch {
 	case !fifo && len(c.fifoOnly) > 0:
-		return reject(ErrFIFOOnly, "unknown attribute %s on standard queue", c.fifoOnly[0])
+		return rule.Reject(ErrFIFOOnly, "unknown attribute %s on standard queue", c.fifoOnly[0])
 	case c.scope != DeduplicationScopeQueue && c.scope != DeduplicationScopeMessageGroup:
-		return reject(ErrInvalidQueueAttribute, "deduplication scope %d", c.scope)
+		return rule.Reject(ErrInvalidQueueAttribute, "deduplication scope %d", c.scope)
 	case c.groupOrder != GroupOrderAvailable && c.groupOrder != GroupOrderOldestMessage:
-		return reject(ErrInvalidQueueAttribute, "group order %d", c.groupOrder)
+		return rule.Reject(ErrInvalidQueueAttribute, "group order %d", c.groupOrder)
 	case c.maxSize < minMessageSize || c.maxSize > MaxMessageSize:
 		return badAttribute("MaximumMessageSize", "maximum message size %d, want %d..%d", c.maxSize, minMessageSize, MaxMessageSize)
 	case c.clock == nil:
-		return reject(ErrInvalidQueueAttribute, "nil clock")
+		return rule.Reject(ErrInvalidQueueAttribute, "nil clock")
 	}
 	if err := inRange("visibility timeout", "VisibilityTimeout", c.visibility, 0, maxVisibilityTimeout); err != nil {
 		return err
@@ -132,7 +133,7 @@ func (c *config) validate(fifo bool) error {
 
 // badAttribute rejects the setting that SQS calls attribute (ErrInvalidQueueAttribute).
 func badAttribute(attribute, format string, args ...any) error {
-	return reject(ErrInvalidQueueAttribute, format, args...).says("Invalid value for the parameter %s.", attribute)
+	return rule.Reject(ErrInvalidQueueAttribute, format, args...).Says("Invalid value for the parameter %s.", attribute)
 }
 
 // CheckOptions returns the error [New] returns for the settings opts make on a queue of the type fifo says

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // The access policy of a catalogue's queues, as SQS's AddPermission and RemovePermission edit it. fifoq
@@ -17,9 +19,9 @@ var (
 	// ErrInvalidPermission: AddPermission takes a label of 1..80 characters of [A-Za-z0-9_-] that no
 	// statement of the policy has, at least one principal that is an AWS account id (12 digits), and
 	// actions that may be granted; RemovePermission a label the policy has.
-	ErrInvalidPermission = newError("InvalidParameterValue", "invalid permission")
+	ErrInvalidPermission = rule.New("InvalidParameterValue", "fifoq: invalid permission")
 	// ErrTooManyActions: AddPermission grants at most 7 actions at once.
-	ErrTooManyActions = newError("OverLimit", "too many actions")
+	ErrTooManyActions = rule.New("OverLimit", "fifoq: too many actions")
 )
 
 // maxPolicyActions is the most actions one AddPermission grants.
@@ -61,22 +63,22 @@ func (c *Catalog) AddPermission(ctx context.Context, ns Namespace, name, label s
 	}
 	switch {
 	case len(accountIDs) == 0:
-		return missingParameter(reject(ErrInvalidPermission, "no account ids"), "AWSAccountIds")
+		return missingParameter(rule.Reject(ErrInvalidPermission, "no account ids"), "AWSAccountIds")
 	case len(actions) == 0:
-		return missingParameter(reject(ErrInvalidPermission, "no actions"), "Actions")
+		return missingParameter(rule.Reject(ErrInvalidPermission, "no actions"), "Actions")
 	case len(actions) > maxPolicyActions:
-		return reject(ErrTooManyActions, "%d actions, at most %d", len(actions), maxPolicyActions).says(
+		return rule.Reject(ErrTooManyActions, "%d actions, at most %d", len(actions), maxPolicyActions).Says(
 			"%d Actions were found, maximum allowed is %d.", len(actions), maxPolicyActions)
 	}
 	granted := make([]string, 0, len(actions))
 	for _, a := range actions {
 		switch {
 		case ownerOnly[a]:
-			return reject(ErrInvalidPermission, "action %s is the owner's only", a).says("%s",
-				invalidValue("SQS:"+a, "ActionName", "Only the queue owner is allowed to invoke this action."))
+			return rule.Reject(ErrInvalidPermission, "action %s is the owner's only", a).Says("%s",
+				rule.InvalidValue("SQS:"+a, "ActionName", "Only the queue owner is allowed to invoke this action."))
 		case !grantable[a]:
-			return reject(ErrInvalidPermission, "unknown action %q", a).says("%s",
-				invalidValue("SQS:"+a, "ActionName", "Please refer to the appropriate WSDL for a list of valid actions."))
+			return rule.Reject(ErrInvalidPermission, "unknown action %q", a).Says("%s",
+				rule.InvalidValue("SQS:"+a, "ActionName", "Please refer to the appropriate WSDL for a list of valid actions."))
 		}
 		granted = append(granted, "SQS:"+a)
 	}
@@ -87,8 +89,8 @@ func (c *Catalog) AddPermission(ctx context.Context, ns Namespace, name, label s
 		}
 	}
 	if len(principals) == 0 {
-		return reject(ErrInvalidPermission, "no account id among the principals %q", accountIDs).says("%s",
-			invalidValue("["+strings.Join(accountIDs, ", ")+"]", "PrincipalId", "Unable to verify."))
+		return rule.Reject(ErrInvalidPermission, "no account id among the principals %q", accountIDs).Says("%s",
+			rule.InvalidValue("["+strings.Join(accountIDs, ", ")+"]", "PrincipalId", "Unable to verify."))
 	}
 	return c.Update(ctx, ns, name, func(d *Definition) error {
 		doc, statements, err := readPolicy(d.Policy, queueARN(ns, name))
@@ -97,8 +99,8 @@ func (c *Catalog) AddPermission(ctx context.Context, ns Namespace, name, label s
 		}
 		for _, st := range statements {
 			if m, ok := st.(map[string]any); ok && m["Sid"] == label {
-				return reject(ErrInvalidPermission, "label %s exists", label).says("%s",
-					invalidValue(label, "Label", "Already exists."))
+				return rule.Reject(ErrInvalidPermission, "label %s exists", label).Says("%s",
+					rule.InvalidValue(label, "Label", "Already exists."))
 			}
 		}
 		doc["Statement"] = append(statements, map[string]any{
@@ -119,7 +121,7 @@ func (c *Catalog) AddPermission(ctx context.Context, ns Namespace, name, label s
 // not hold, ErrQueueDoesNotExist.
 func (c *Catalog) RemovePermission(ctx context.Context, ns Namespace, name, label string) error {
 	if label == "" {
-		return missingParameter(reject(ErrInvalidPermission, "no label"), "Label")
+		return missingParameter(rule.Reject(ErrInvalidPermission, "no label"), "Label")
 	}
 	return c.Update(ctx, ns, name, func(d *Definition) error {
 		doc, statements, err := readPolicy(d.Policy, queueARN(ns, name))
@@ -131,8 +133,8 @@ func (c *Catalog) RemovePermission(ctx context.Context, ns Namespace, name, labe
 			return ok && m["Sid"] == label
 		})
 		if i < 0 {
-			return reject(ErrInvalidPermission, "no statement of label %q", label).says("%s",
-				invalidValue(label, "Label", "can't find label."))
+			return rule.Reject(ErrInvalidPermission, "no statement of label %q", label).Says("%s",
+				rule.InvalidValue(label, "Label", "can't find label."))
 		}
 		statements = slices.Delete(statements, i, i+1)
 		if len(statements) == 0 {
@@ -148,19 +150,19 @@ func (c *Catalog) RemovePermission(ctx context.Context, ns Namespace, name, labe
 // checkLabel checks an AddPermission label: 1..80 characters of [A-Za-z0-9_-].
 func checkLabel(label string) error {
 	if label == "" {
-		return missingParameter(reject(ErrInvalidPermission, "no label"), "Label")
+		return missingParameter(rule.Reject(ErrInvalidPermission, "no label"), "Label")
 	}
-	if validateQueueName(label) != nil || strings.HasSuffix(label, ".fifo") {
-		return reject(ErrInvalidPermission, "label %q, want 1..80 characters of [A-Za-z0-9_-]", label).says("%s",
-			invalidValue(label, "Label", "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length."))
+	if rule.QueueName(label) != nil || strings.HasSuffix(label, ".fifo") {
+		return rule.Reject(ErrInvalidPermission, "label %q, want 1..80 characters of [A-Za-z0-9_-]", label).Says("%s",
+			rule.InvalidValue(label, "Label", "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length."))
 	}
 	return nil
 }
 
 // missingParameter is r for a parameter the call lacks: SQS's code for that is MissingParameter, and its
 // message "The request must contain the parameter <param>.".
-func missingParameter(r *rejection, param string) error {
-	return &coded{code: "MissingParameter", err: r.says("The request must contain the parameter %s.", param)}
+func missingParameter(r *rule.Rejection, param string) error {
+	return rule.WithCode("MissingParameter", r.Says("The request must contain the parameter %s.", param))
 }
 
 // isAccountID reports whether v is an AWS account id: 12 decimal digits.
@@ -198,7 +200,7 @@ func readPolicy(raw, arn string) (map[string]any, []any, error) {
 		dec.UseNumber()
 		doc = nil
 		if err := dec.Decode(&doc); err != nil || doc == nil {
-			return nil, nil, reject(ErrInvalidPermission, "the queue's policy is not a JSON document").says(
+			return nil, nil, rule.Reject(ErrInvalidPermission, "the queue's policy is not a JSON document").Says(
 				"The queue's Policy attribute is not a JSON policy document.")
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
 
@@ -85,7 +86,7 @@ type Stats struct {
 // are 1..80 characters of [A-Za-z0-9_-], ".fifo" included. Options out of range return
 // ErrInvalidQueueAttribute; FIFO-only options on a standard queue return ErrFIFOOnly.
 func New(name string, opts ...Option) (*Queue, error) {
-	if err := validateQueueName(name); err != nil {
+	if err := rule.QueueName(name); err != nil {
 		return nil, err
 	}
 	cfg := defaultConfig()

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math/rand/v2"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // Receipt handles: what names a message's receive, how it is written and read, and the slots that find its
@@ -50,13 +52,13 @@ func (q *Queue) parseHandle(s string) (handle, error) {
 // handleInvalid rejects the receipt handle s, which is none of this queue's (1.3.4). AWS's message quotes s
 // as it was given.
 func handleInvalid(s, format string, args ...any) error {
-	return reject(ErrReceiptHandleInvalid, format, args...).says("The input receipt handle \"%s\" is not a valid receipt handle.", s)
+	return rule.Reject(ErrReceiptHandleInvalid, format, args...).Says("The input receipt handle \"%s\" is not a valid receipt handle.", s)
 }
 
 // handleExpired rejects the receipt handle s of a message received again since, or whose visibility
 // timeout ended: on a FIFO queue it no longer deletes or changes the message (1.3.5).
 func handleExpired(s, format string, args ...any) error {
-	return reject(ErrReceiptHandleExpired, format, args...).says("%s", invalidValue(s, "ReceiptHandle", "The receipt handle has expired."))
+	return rule.Reject(ErrReceiptHandleExpired, format, args...).Says("%s", rule.InvalidValue(s, "ReceiptHandle", "The receipt handle has expired."))
 }
 
 // lookupLocked returns the stored message h names, or nil when it is gone.

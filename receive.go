@@ -2,9 +2,10 @@ package fifoq
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // ReceiveOptions are the parameters of one [Queue.Receive].
@@ -138,13 +139,13 @@ func (q *Queue) receiveParams(o ReceiveOptions, limit int) (maxMessages int, wai
 	checked := ReceiveOptions{MaxMessages: maxMessages, WaitTime: wait, VisibilityTimeout: vt}
 	if limit > MaxBatchEntries { // ReceiveMany: past a receive's 10, up to limit
 		if maxMessages < 1 || maxMessages > limit {
-			return maxMessages, wait, vt, reject(ErrInvalidMaxMessages, "%d, must be between 1 and %d", maxMessages, limit)
+			return maxMessages, wait, vt, rule.Reject(ErrInvalidMaxMessages, "%d, must be between 1 and %d", maxMessages, limit)
 		}
 		checked.MaxMessages = 0
 	}
 	err = checked.Check()
 	if err == nil && q.fifo && o.AttemptID != "" {
-		err = validateID(o.AttemptID, ErrInvalidAttemptID)
+		err = rule.ID(o.AttemptID, ErrInvalidAttemptID)
 	}
 	return maxMessages, wait, vt, err
 }
@@ -155,7 +156,7 @@ func (q *Queue) receiveParams(o ReceiveOptions, limit int) (maxMessages int, wai
 // which only a FIFO queue reads. A [Source] that is not a Queue calls it to refuse what a Queue refuses.
 func (o ReceiveOptions) Check() error {
 	if o.MaxMessages != 0 {
-		if err := CheckMaxMessages(o.MaxMessages); err != nil {
+		if err := rule.CheckMaxMessages(o.MaxMessages); err != nil {
 			return err
 		}
 	}
@@ -163,12 +164,12 @@ func (o ReceiveOptions) Check() error {
 		return err
 	}
 	if wait := o.WaitTime; wait < 0 || wait > maxWaitTime {
-		return reject(ErrInvalidWaitTime, "%v, must be >= 0 and <= %v", wait, maxWaitTime).says("%s",
-			invalidValue(seconds(wait), "WaitTimeSeconds", "Must be >= 0 and <= "+seconds(maxWaitTime)+", if provided."))
+		return rule.Reject(ErrInvalidWaitTime, "%v, must be >= 0 and <= %v", wait, maxWaitTime).Says("%s",
+			rule.InvalidValue(rule.Seconds(wait), "WaitTimeSeconds", "Must be >= 0 and <= "+rule.Seconds(maxWaitTime)+", if provided."))
 	}
 	if vt := o.VisibilityTimeout; vt < 0 || vt > maxVisibilityTimeout {
-		return reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", vt, maxVisibilityTimeout).says("%s",
-			invalidValue(seconds(vt), "VisibilityTimeout", "Must be >= 0 and <= "+seconds(maxVisibilityTimeout)+", if provided."))
+		return rule.Reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", vt, maxVisibilityTimeout).Says("%s",
+			rule.InvalidValue(rule.Seconds(vt), "VisibilityTimeout", "Must be >= 0 and <= "+rule.Seconds(maxVisibilityTimeout)+", if provided."))
 	}
 	return nil
 }
@@ -176,22 +177,10 @@ func (o ReceiveOptions) Check() error {
 // checkNone refuses a duration given with its No... field set, which asks for a zero.
 func (o ReceiveOptions) checkNone() error {
 	if o.NoWaitTime && o.WaitTime != 0 {
-		return reject(ErrInvalidWaitTime, "%v with NoWaitTime, want 0", o.WaitTime)
+		return rule.Reject(ErrInvalidWaitTime, "%v with NoWaitTime, want 0", o.WaitTime)
 	}
 	if o.NoVisibilityTimeout && o.VisibilityTimeout != 0 {
-		return reject(ErrInvalidVisibilityTimeout, "%v with NoVisibilityTimeout, want 0", o.VisibilityTimeout)
-	}
-	return nil
-}
-
-// CheckMaxMessages returns ErrInvalidMaxMessages unless a receive may ask for n messages: 1..[MaxBatchEntries].
-// [ReceiveOptions].MaxMessages reads 0 as 1, so [Queue.Receive] never rejects a 0; a front end whose
-// protocol tells a 0 given from none calls CheckMaxMessages for the number it was given. [ErrorMessage]
-// gives AWS's message, which names n.
-func CheckMaxMessages(n int) error {
-	if n < 1 || n > MaxBatchEntries {
-		return reject(ErrInvalidMaxMessages, "%d, must be between 1 and %d", n, MaxBatchEntries).says("%s",
-			invalidValue(n, "MaxNumberOfMessages", "Must be between 1 and "+strconv.Itoa(MaxBatchEntries)+", if provided."))
+		return rule.Reject(ErrInvalidVisibilityTimeout, "%v with NoVisibilityTimeout, want 0", o.VisibilityTimeout)
 	}
 	return nil
 }
@@ -400,8 +389,8 @@ func (q *Queue) replayLocked(now tick, id string, vt time.Duration, got []take) 
 		return 0, false, nil
 	}
 	notRetryable := func() error {
-		return reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id).says("%s",
-			invalidValue(id, "ReceiveRequestAttemptId", "The receiveRequestAttemptId is not valid anymore since the receive call is not retryable."))
+		return rule.Reject(ErrAttemptNotRetryable, "value %s for parameter ReceiveRequestAttemptId is invalid", id).Says("%s",
+			rule.InvalidValue(id, "ReceiveRequestAttemptId", "The receiveRequestAttemptId is not valid anymore since the receive call is not retryable."))
 	}
 	if len(a.handles) > len(got) {
 		// A ReceiveMany's attempt retried by a receive with less room: refused, as a changed one is.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 const (
@@ -46,15 +48,15 @@ type RedriveAllowPolicy struct {
 func (p RedriveAllowPolicy) validate() error {
 	switch {
 	case p.Permission > RedriveByQueue:
-		return reject(ErrInvalidRedriveAllowPolicy, "permission %d", p.Permission)
+		return rule.Reject(ErrInvalidRedriveAllowPolicy, "permission %d", p.Permission)
 	case p.Permission != RedriveByQueue && len(p.Sources) > 0:
-		return reject(ErrInvalidRedriveAllowPolicy, "sources are allowed only with %v", RedriveByQueue)
+		return rule.Reject(ErrInvalidRedriveAllowPolicy, "sources are allowed only with %v", RedriveByQueue)
 	case p.Permission == RedriveByQueue && (len(p.Sources) == 0 || len(p.Sources) > maxRedriveSources):
-		return reject(ErrInvalidRedriveAllowPolicy, "%v takes 1..%d source queues, not %d", RedriveByQueue, maxRedriveSources, len(p.Sources))
+		return rule.Reject(ErrInvalidRedriveAllowPolicy, "%v takes 1..%d source queues, not %d", RedriveByQueue, maxRedriveSources, len(p.Sources))
 	}
 	for _, name := range p.Sources {
-		if err := validateQueueName(name); err != nil {
-			return reject(ErrInvalidRedriveAllowPolicy, "source %q is not a queue name", name)
+		if err := rule.QueueName(name); err != nil {
+			return rule.Reject(ErrInvalidRedriveAllowPolicy, "source %q is not a queue name", name)
 		}
 	}
 	return nil
@@ -86,17 +88,17 @@ func (c *config) validateRedrive(name string, fifo bool, self *Queue) error {
 	}
 	switch {
 	case c.dlq == nil:
-		return reject(ErrInvalidRedrivePolicy, "no dead-letter queue")
+		return rule.Reject(ErrInvalidRedrivePolicy, "no dead-letter queue")
 	case c.maxReceiveCount < 1 || c.maxReceiveCount > maxMaxReceiveCount:
-		return reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", c.maxReceiveCount, maxMaxReceiveCount)
+		return rule.Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", c.maxReceiveCount, maxMaxReceiveCount)
 	case c.dlq.fifo != fifo:
-		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be of the same type", c.dlq.name, name)
+		return rule.Reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be of the same type", c.dlq.name, name)
 	case !allow.allows(name):
-		return reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
+		return rule.Reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
 	case c.dlq.st != c.store:
-		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be in the same store", c.dlq.name, name)
+		return rule.Reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be in the same store", c.dlq.name, name)
 	case c.dlq.deleted.Load():
-		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s was deleted from its store", c.dlq.name, name)
+		return rule.Reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s was deleted from its store", c.dlq.name, name)
 	}
 	return nil
 }
@@ -108,7 +110,7 @@ func (q *Queue) addSource(src *Queue) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.deleted.Load() {
-		return reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s was deleted from its store", q.name, src.name)
+		return rule.Reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s was deleted from its store", q.name, src.name)
 	}
 	q.sources = append(q.sources, src)
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // Send and SendBatch: a message's checks, its deduplication and its place in the queue.
@@ -54,7 +56,7 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	if err := checkBatchLen(len(ms), "SendMessageBatchRequestEntry"); err != nil {
+	if err := rule.BatchLen(len(ms), "SendMessageBatchRequestEntry"); err != nil {
 		return nil, err
 	}
 	var (
@@ -69,7 +71,7 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 		total += rawSize(&ms[i])
 	}
 	if total > MaxMessageSize {
-		return nil, reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", MaxMessageSize, total).says(
+		return nil, rule.Reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", MaxMessageSize, total).Says(
 			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", MaxMessageSize, total)
 	}
 	for i := range ms {
@@ -80,7 +82,7 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 			continue
 		}
 		if r := q.requireFIFOIDs(&ms[i]); r != nil {
-			return nil, &coded{code: "InvalidParameterValue", err: fmt.Errorf("entry %d: %w", i, r)}
+			return nil, rule.WithCode("InvalidParameterValue", fmt.Errorf("entry %d: %w", i, r))
 		}
 	}
 	var failed []EntryError

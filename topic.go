@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // A Topic is an in-process topic with the semantics of Amazon SNS: publishing a message to it delivers the
@@ -131,7 +133,7 @@ func NewTopic(name string, opts ...TopicOption) (*Topic, error) {
 	}
 	fifo := strings.HasSuffix(name, ".fifo")
 	if cfg.clock == nil {
-		return nil, reject(ErrInvalidTopicAttribute, "nil clock")
+		return nil, rule.Reject(ErrInvalidTopicAttribute, "nil clock")
 	}
 	if err := checkTopicAttributes(cfg.attrs, fifo); err != nil {
 		return nil, err
@@ -159,11 +161,11 @@ func NewTopic(name string, opts ...TopicOption) (*Topic, error) {
 func validateTopicName(name string) error {
 	base := strings.TrimSuffix(name, ".fifo")
 	if len(name) > maxTopicName || base == "" {
-		return reject(ErrInvalidTopicName, "%q has %d characters, want 1..%d", name, len(name), maxTopicName)
+		return rule.Reject(ErrInvalidTopicName, "%q has %d characters, want 1..%d", name, len(name), maxTopicName)
 	}
 	for i := 0; i < len(base); i++ {
-		if c := base[i]; !isWordChar(c) && c != '-' {
-			return reject(ErrInvalidTopicName, "%q: only alphanumerics, hyphens and underscores, and a final .fifo", name)
+		if c := base[i]; !rule.IsWordChar(c) && c != '-' {
+			return rule.Reject(ErrInvalidTopicName, "%q: only alphanumerics, hyphens and underscores, and a final .fifo", name)
 		}
 	}
 	return nil
@@ -221,7 +223,7 @@ func (t *Topic) SetAttributes(a TopicAttributes) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.deleted {
-		return reject(ErrTopicNotFound, "%s", t.name)
+		return rule.Reject(ErrTopicNotFound, "%s", t.name)
 	}
 	t.attrs = a
 	return nil
@@ -332,7 +334,7 @@ func (t *Topic) Subscribe(q *Queue, attrs SubscriptionAttributes) (*Subscription
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.deleted {
-		return nil, reject(ErrTopicNotFound, "%s", t.name)
+		return nil, rule.Reject(ErrTopicNotFound, "%s", t.name)
 	}
 	for _, s := range t.subs {
 		if s.queue != q {
@@ -382,7 +384,7 @@ func (t *Topic) subscribeTarget(target *queueTarget, cfg *subscriptionConfig, ar
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.deleted {
-		return nil, reject(ErrTopicNotFound, "%s", t.name)
+		return nil, rule.Reject(ErrTopicNotFound, "%s", t.name)
 	}
 	if arn == "" {
 		arn = t.arn + ":" + newUUID()
@@ -453,7 +455,7 @@ func (s *Subscription) SetAttributes(a SubscriptionAttributes) error {
 		return err
 	}
 	if s.ended.Load() {
-		return reject(ErrSubscriptionNotFound, "%s", s.arn)
+		return rule.Reject(ErrSubscriptionNotFound, "%s", s.arn)
 	}
 	s.cfg.Store(cfg)
 	return nil

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // A TopicMessage is what a publisher publishes to a [Topic]: the parameters of SNS's Publish.
@@ -60,21 +62,21 @@ const (
 // subject given from none calls CheckSubject for the subject it was given.
 func CheckSubject(subject string) error {
 	if subject == "" {
-		return reject(ErrInvalidSubject, "empty subject")
+		return rule.Reject(ErrInvalidSubject, "empty subject")
 	}
 	if !utf8.ValidString(subject) {
-		return reject(ErrInvalidSubject, "subject is not UTF-8")
+		return rule.Reject(ErrInvalidSubject, "subject is not UTF-8")
 	}
 	if n := utf8.RuneCountInString(subject); n > maxSubjectLength {
-		return reject(ErrInvalidSubject, "subject has %d characters, want 1..%d", n, maxSubjectLength)
+		return rule.Reject(ErrInvalidSubject, "subject has %d characters, want 1..%d", n, maxSubjectLength)
 	}
 	first, _ := utf8.DecodeRuneInString(subject)
 	if !unicode.IsLetter(first) && !unicode.IsNumber(first) && !unicode.IsPunct(first) && !unicode.IsSymbol(first) {
-		return reject(ErrInvalidSubject, "subject starts with %q, want a letter, number or punctuation mark", first)
+		return rule.Reject(ErrInvalidSubject, "subject starts with %q, want a letter, number or punctuation mark", first)
 	}
 	for _, r := range subject {
 		if unicode.IsControl(r) {
-			return reject(ErrInvalidSubject, "subject has the control character %q", r)
+			return rule.Reject(ErrInvalidSubject, "subject has the control character %q", r)
 		}
 	}
 	return nil
@@ -106,7 +108,7 @@ func (t *Topic) prepare(m *TopicMessage, contentDedup bool) (*publication, error
 		}
 	}
 	if m.Message == "" {
-		return nil, reject(ErrEmptyTopicMessage, "empty message")
+		return nil, rule.Reject(ErrEmptyTopicMessage, "empty message")
 	}
 	if !utf8.ValidString(m.Message) {
 		return nil, invalidParameter(ErrInvalidTopicMessage, "Message", "message is not UTF-8")
@@ -123,7 +125,7 @@ func (t *Topic) prepare(m *TopicMessage, contentDedup bool) (*publication, error
 	}
 	size := topicMessageSize(m)
 	if size > maxTopicMessageSize {
-		return nil, reject(ErrTopicMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
+		return nil, rule.Reject(ErrTopicMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
 	}
 	if err := t.checkIDs(m, contentDedup); err != nil {
 		return nil, err
@@ -174,9 +176,9 @@ func (t *Topic) requireFIFOIDs(m *TopicMessage, contentDedup bool) error {
 	case !t.fifo:
 		return nil
 	case m.GroupID == "":
-		return reject(ErrTopicMissingGroupID, "FIFO topic %s", t.name)
+		return rule.Reject(ErrTopicMissingGroupID, "FIFO topic %s", t.name)
 	case m.DeduplicationID == "" && !contentDedup:
-		return reject(ErrTopicMissingDeduplicationID, "FIFO topic %s", t.name)
+		return rule.Reject(ErrTopicMissingDeduplicationID, "FIFO topic %s", t.name)
 	}
 	return nil
 }
@@ -240,7 +242,7 @@ func checkTopicAttribute(name string, a Attribute) error {
 			"attribute %q: no data type", name)
 	}
 	if base != "String" && base != "Number" && base != "Binary" || hasCustom && custom == "" ||
-		len(a.DataType) > maxTopicAttrType || !validChars(a.DataType) {
+		len(a.DataType) > maxTopicAttrType || !rule.ValidChars(a.DataType) {
 		return badTopicAttribute(fmt.Sprintf("The message attribute '%s' has an invalid message attribute type, the set "+
 			"of supported type prefixes is Binary, Number, and String.", name), "attribute %q: data type %q", name, a.DataType)
 	}
@@ -261,7 +263,7 @@ func checkTopicAttribute(name string, a Attribute) error {
 		return badTopicAttribute(fmt.Sprintf("The message attribute '%s' must contain a valid UTF-8 value.", name),
 			"attribute %q: the value is not UTF-8", name)
 	}
-	if base == "Number" && !validNumber(a.StringValue) {
+	if base == "Number" && !rule.ValidNumber(a.StringValue) {
 		return badTopicAttribute(fmt.Sprintf("Could not cast message attribute '%s' value to number.", name),
 			"attribute %q: %q is not a number", name, a.StringValue)
 	}
@@ -285,7 +287,7 @@ func checkTopicAttributeName(name string) error {
 			"attribute name %q ends with a period", name)
 	}
 	for i, r := range name {
-		if r < utf8.RuneSelf && (isWordChar(byte(r)) || r == '-' || r == '.') {
+		if r < utf8.RuneSelf && (rule.IsWordChar(byte(r)) || r == '-' || r == '.') {
 			if r == '.' && name[i-1] == '.' {
 				return badTopicAttribute("Message attribute name can not have successive '.' character.",
 					"attribute name %q has two periods in a row", name)
@@ -296,7 +298,7 @@ func checkTopicAttributeName(name string) error {
 			"attribute name. Can only include alphanumeric characters, hyphens, underscores, or dots.", r),
 			"attribute name %q has %q", name, r)
 	}
-	if hasPrefixFold(name, "aws.") || hasPrefixFold(name, "amazon.") {
+	if rule.HasPrefixFold(name, "aws.") || rule.HasPrefixFold(name, "amazon.") {
 		return badTopicAttribute("The message attribute name can not start with the reserved prefix AWS. or Amazon.",
 			"attribute name %q has a reserved prefix", name)
 	}
@@ -373,17 +375,17 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage, opts ...Pub
 		return nil, err
 	}
 	if len(ms) == 0 {
-		return nil, reject(ErrTopicEmptyBatch, "no entries")
+		return nil, rule.Reject(ErrTopicEmptyBatch, "no entries")
 	}
 	if len(ms) > MaxBatchEntries {
-		return nil, reject(ErrTopicTooManyEntries, "%d entries, at most %d", len(ms), MaxBatchEntries)
+		return nil, rule.Reject(ErrTopicTooManyEntries, "%d entries, at most %d", len(ms), MaxBatchEntries)
 	}
 	total := 0
 	for i := range ms {
 		total += topicMessageSize(&ms[i])
 	}
 	if total > maxTopicMessageSize {
-		return nil, reject(ErrTopicBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
+		return nil, rule.Reject(ErrTopicBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
 	}
 	contentDedup := t.Attributes().ContentBasedDeduplication
 	for i := range ms {
@@ -436,7 +438,7 @@ func (t *Topic) accept(p *publication) (PublishResult, []*Subscription, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.deleted {
-		return PublishResult{}, nil, reject(ErrTopicNotFound, "%s", t.name)
+		return PublishResult{}, nil, rule.Reject(ErrTopicNotFound, "%s", t.name)
 	}
 	now := t.nowLocked()
 	t.counters.published.Add(1)
@@ -491,7 +493,7 @@ func (t *Topic) deliver(ctx context.Context, p *publication, subs []*Subscriptio
 			if q := s.Queue(); q != nil {
 				_, err = q.Send(ctx, qm)
 			} else {
-				err = reject(ErrQueueDoesNotExist, "queue %s of %v", s.target.key.name, s.target.key.ns)
+				err = rule.Reject(ErrQueueDoesNotExist, "queue %s of %v", s.target.key.name, s.target.key.ns)
 			}
 		}
 		if err == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 const trHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
@@ -48,13 +49,13 @@ func TestTraceHeaderLimit(t *testing.T) {
 	t.Parallel()
 	q, err := fifoq.New("q", fifoq.WithMaxMessageSize(1024))
 	require.NoError(t, err)
-	long := strings.Repeat("h", fifoq.MaxTraceHeaderLength)
+	long := strings.Repeat("h", rule.MaxTraceHeaderLength)
 	_, err = q.Send(t.Context(), fifoq.Message{Body: strings.Repeat("b", 1024), TraceHeader: long})
 	require.NoError(t, err, "a full message with the longest header")
 	_, err = q.Send(t.Context(), fifoq.Message{Body: "b", TraceHeader: long + "h"})
 	require.ErrorIs(t, err, fifoq.ErrInvalidMessageAttribute)
 	require.Equal(t, "Message system attribute 'AWSTraceHeader' must be at most 1024 bytes long.", fifoq.ErrorMessage(err))
-	require.NoError(t, fifoq.CheckTraceHeader(""))
+	require.NoError(t, rule.CheckTraceHeader(""))
 	require.Equal(t, 1, q.Stats().Visible, "the refused message changed nothing")
 }
 

@@ -3,6 +3,8 @@ package fifoq
 import (
 	"context"
 	"time"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // VisibilityChange is one entry of [Queue.ChangeVisibilityBatch].
@@ -41,7 +43,7 @@ func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []VisibilityC
 	if err := q.check(); err != nil {
 		return err
 	}
-	if err := checkBatchLen(len(entries), "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
+	if err := rule.BatchLen(len(entries), "ChangeMessageVisibilityBatchRequestEntry"); err != nil {
 		return err
 	}
 	var failed []EntryError
@@ -71,8 +73,8 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 	m := q.lookupLocked(h)
 	switch {
 	case m == nil:
-		return reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle).says("%s",
-			invalidValue(e.ReceiptHandle, "ReceiptHandle", "Message does not exist or is not available for visibility timeout change."))
+		return rule.Reject(ErrMessageNotAvailable, "value %s for parameter ReceiptHandle is invalid", e.ReceiptHandle).Says("%s",
+			rule.InvalidValue(e.ReceiptHandle, "ReceiptHandle", "Message does not exist or is not available for visibility timeout change."))
 	case q.fifo && (m.receipt() != h.receipt || m.state != StateInFlight):
 		return handleExpired(e.ReceiptHandle, "message %s", q.messageIDLocked(m))
 	case m.state != StateInFlight:
@@ -95,8 +97,8 @@ func (q *Queue) changeVisibilityLocked(now tick, e VisibilityChange) error {
 // visibilityBeyondLimit rejects a visibility change of timeout that would keep a message invisible longer
 // than 12 hours from its receive (1.2.5).
 func visibilityBeyondLimit(timeout time.Duration, format string, args ...any) error {
-	return reject(ErrInvalidVisibilityTimeout, format, args...).says("%s", invalidValue(seconds(timeout), "VisibilityTimeout",
-		"Total VisibilityTimeout for the message is beyond the limit ["+seconds(maxVisibilityTimeout)+" seconds]"))
+	return rule.Reject(ErrInvalidVisibilityTimeout, format, args...).Says("%s", rule.InvalidValue(rule.Seconds(timeout), "VisibilityTimeout",
+		"Total VisibilityTimeout for the message is beyond the limit ["+rule.Seconds(maxVisibilityTimeout)+" seconds]"))
 }
 
 // Check returns ErrInvalidVisibilityTimeout when c's timeout is out of its range, 0..12h, and nil otherwise.
@@ -105,8 +107,8 @@ func visibilityBeyondLimit(timeout time.Duration, format string, args ...any) er
 func (c VisibilityChange) Check() error {
 	switch {
 	case c.Timeout < 0:
-		return reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", c.Timeout, maxVisibilityTimeout).says("%s",
-			invalidValue(seconds(c.Timeout), "VisibilityTimeout", "VisibilityTimeout must be >= 0."))
+		return rule.Reject(ErrInvalidVisibilityTimeout, "%v, want 0..%v", c.Timeout, maxVisibilityTimeout).Says("%s",
+			rule.InvalidValue(rule.Seconds(c.Timeout), "VisibilityTimeout", "VisibilityTimeout must be >= 0."))
 	case c.Timeout > maxVisibilityTimeout:
 		return visibilityBeyondLimit(c.Timeout, "%v, want 0..%v", c.Timeout, maxVisibilityTimeout)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -253,11 +254,11 @@ func TestWireExplicitValues(t *testing.T) {
 		want   error
 	}{
 		{"SendMessage", map[string]any{"MessageBody": "b", "MessageGroupId": "", "MessageDeduplicationId": "d"},
-			fifoq.CheckID("", fifoq.ErrInvalidGroupID)},
+			rule.ID("", fifoq.ErrInvalidGroupID)},
 		{"SendMessage", map[string]any{"MessageBody": "b", "MessageGroupId": "g", "MessageDeduplicationId": ""},
-			fifoq.CheckID("", fifoq.ErrInvalidDeduplicationID)},
-		{"ReceiveMessage", map[string]any{"ReceiveRequestAttemptId": ""}, fifoq.CheckID("", fifoq.ErrInvalidAttemptID)},
-		{"ReceiveMessage", map[string]any{"MaxNumberOfMessages": 0}, fifoq.CheckMaxMessages(0)},
+			rule.ID("", fifoq.ErrInvalidDeduplicationID)},
+		{"ReceiveMessage", map[string]any{"ReceiveRequestAttemptId": ""}, rule.ID("", fifoq.ErrInvalidAttemptID)},
+		{"ReceiveMessage", map[string]any{"MaxNumberOfMessages": 0}, rule.CheckMaxMessages(0)},
 		{"SendMessageBatch", map[string]any{"Entries": []any{}}, func() error {
 			q, _ := fifoq.New("x")
 			_, err := q.SendBatch(context.Background(), nil)
@@ -269,7 +270,7 @@ func TestWireExplicitValues(t *testing.T) {
 		require.Equal(t, weWant(tc.want), weCall(t, srv, tc.action, tc.in, nil), "%s %v", tc.action, tc.in)
 	}
 	var task struct{}
-	require.Equal(t, weWant(fifoq.CheckMoveRate(0)), weCall(t, srv, "StartMessageMoveTask",
+	require.Equal(t, weWant(rule.CheckMoveRate(0)), weCall(t, srv, "StartMessageMoveTask",
 		map[string]any{"SourceArn": qpArn("wx.fifo"), "MaxNumberOfMessagesPerSecond": 0}, &task))
 }
 

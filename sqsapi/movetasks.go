@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // StartMessageMoveTask, CancelMessageMoveTask and ListMessageMoveTasks: dead-letter queue redrives, run and
@@ -109,7 +110,7 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	rate := 0
 	if r := in.MaxNumberOfMessagesPerSecond; r != nil {
 		// fifoq's rule, checked here, before the queues are: fifoq would take a 0 for "as fast as possible".
-		if err := fifoq.CheckMoveRate(*r); err != nil {
+		if err := rule.CheckMoveRate(*r); err != nil {
 			return nil, coreError(err)
 		}
 		rate = *r

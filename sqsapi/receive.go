@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/sqsmd5"
 )
 
@@ -77,7 +78,7 @@ func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiErr
 	var o fifoq.ReceiveOptions
 	if n := in.MaxNumberOfMessages; n.set {
 		if n.v == 0 {
-			return o, coreError(fifoq.CheckMaxMessages(n.v))
+			return o, coreError(rule.CheckMaxMessages(n.v))
 		}
 		o.MaxMessages = n.v
 	}
@@ -90,7 +91,7 @@ func (in *receiveMessageInput) options(fifo bool) (fifoq.ReceiveOptions, *apiErr
 	}
 	if a := in.ReceiveRequestAttemptId; a.set && fifo {
 		if a.v == "" {
-			return o, coreError(fifoq.CheckID("", fifoq.ErrInvalidAttemptID))
+			return o, coreError(rule.ID("", fifoq.ErrInvalidAttemptID))
 		}
 		o.AttemptID = a.v
 	}

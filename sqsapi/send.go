@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/sqsmd5"
 )
 
@@ -57,18 +58,18 @@ func (e *sendEntry) message(fifo bool) (fifoq.Message, systemAttrs, *apiError) {
 	}
 	if g := e.MessageGroupId; g.set {
 		if g.v == "" {
-			return m, systemAttrs{}, coreError(fifoq.CheckID("", fifoq.ErrInvalidGroupID))
+			return m, systemAttrs{}, coreError(rule.ID("", fifoq.ErrInvalidGroupID))
 		}
 		m.GroupID = g.v
 	}
 	if d := e.MessageDeduplicationId; d.set {
 		if d.v == "" && fifo {
-			return m, systemAttrs{}, coreError(fifoq.CheckID("", fifoq.ErrInvalidDeduplicationID))
+			return m, systemAttrs{}, coreError(rule.ID("", fifoq.ErrInvalidDeduplicationID))
 		}
 		m.DeduplicationID = d.v
 	}
 	if e.attributesGiven > 0 {
-		return m, systemAttrs{}, coreError(fifoq.CheckAttributeCount(e.attributesGiven))
+		return m, systemAttrs{}, coreError(rule.CheckAttributeCount(e.attributesGiven))
 	}
 	sys, err := systemAttributes(e.MessageSystemAttributes)
 	if err != nil {
@@ -84,7 +85,7 @@ type systemAttrs struct {
 }
 
 // systemAttributes checks the message system attributes of a send: AWSTraceHeader alone, a String of 1 to
-// fifoq.MaxTraceHeaderLength bytes. They do not count toward the message's size (spec 7.1.2).
+// rule.MaxTraceHeaderLength bytes. They do not count toward the message's size (spec 7.1.2).
 func systemAttributes(in map[string]fifoq.Attribute) (systemAttrs, *apiError) {
 	if len(in) == 0 {
 		return systemAttrs{}, nil
@@ -96,7 +97,7 @@ func systemAttributes(in map[string]fifoq.Attribute) (systemAttrs, *apiError) {
 		if a.DataType != "String" || a.StringValue == "" {
 			return systemAttrs{}, newError(codeInvalidParameterValue, "Message system attribute '%s' must contain a non-empty value of type 'String'.", name)
 		}
-		if err := fifoq.CheckTraceHeader(a.StringValue); err != nil {
+		if err := rule.CheckTraceHeader(a.StringValue); err != nil {
 			return systemAttrs{}, coreError(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/sqsmd5"
 )
 
@@ -21,7 +22,7 @@ func headerTrace(r *http.Request, sys systemAttrs) systemAttrs {
 		return sys
 	}
 	h := r.Header.Get(traceIDHeader)
-	if h == "" || fifoq.CheckTraceHeader(h) != nil {
+	if h == "" || rule.CheckTraceHeader(h) != nil {
 		return sys
 	}
 	return systemAttrs{traceHeader: h, md5: sqsmd5.Attributes(map[string]fifoq.Attribute{
