@@ -80,15 +80,26 @@ var redriveMu sync.Mutex
 // apply from the next call that uses them; after a deduplication scope change the ids seen under the other
 // scope do not count, while those seen earlier under the same scope still do within their 5 minutes.
 func (q *Queue) SetAttributes(a Attributes) error {
-	c, err := q.setAttributes(a)
+	p, err := q.SetAttributesNoWait(a)
 	if err != nil {
 		return err
 	}
-	return c.wait(q.st)
+	return p.Wait()
 }
 
-// setAttributes is SetAttributes but for its wait for the disk, which it returns: a Catalog waits for
-// it after releasing its own locks.
+// SetAttributesNoWait is [Queue.SetAttributes] without the wait for the disk: the new settings apply when it
+// returns, and on a queue with a store the Pending says when they are durable. A layer above that records
+// something of its own with the change (a catalogue, the queue's definition) waits once for both, after
+// releasing its own locks.
+func (q *Queue) SetAttributesNoWait(a Attributes) (Pending, error) {
+	c, err := q.setAttributes(a)
+	if err != nil {
+		return Pending{}, err
+	}
+	return q.pending(c), nil
+}
+
+// setAttributes is SetAttributes but for its wait for the disk, which it returns.
 func (q *Queue) setAttributes(a Attributes) (commit, error) {
 	if err := q.check(); err != nil {
 		return commit{}, err

@@ -22,7 +22,7 @@ const maxAttemptReceipts = 10_000
 //	[keyData] id(4) 'd' at(8) key             -> a deduplication key: the sequence number it was accepted as
 //	[keyData] id(4) 'm' seq(8) 0              -> a message as stored: what never changes
 //	[keyData] id(4) 'm' seq(8) 1              -> a message's receipt: receive count, visibility deadline
-//	[keyCatalog] ...                          -> a Catalog's records (catalog_store.go)
+//	[keyRecords] ...                          -> the records of a layer above (records.go): a catalogue's
 //
 // Numbers in keys are big-endian, and times in keys are Unix nanoseconds with the sign bit flipped, so keys
 // sort by them: one scan of a queue's data meets its attempt ids and deduplication keys oldest first, then
@@ -32,7 +32,7 @@ const (
 	keyFormat  byte = 0x00
 	keyQueue   byte = 0x01
 	keyData    byte = 0x02
-	keyCatalog byte = 0x03
+	keyRecords byte = 0x03
 
 	kindAttempt byte = 'a'
 	kindDedup   byte = 'd'

@@ -108,7 +108,7 @@ func (q *Queue) Purge(ctx context.Context) error {
 		q.groups.clear()
 	}
 	q.due.clear()
-	q.dedup.clear()
+	q.dedup.Clear()
 	q.attempts.clear()
 	clear(q.origins)
 	q.stats = Stats{}

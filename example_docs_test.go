@@ -87,30 +87,3 @@ func Example_deadLetterQueueMoveTask() {
 	// charge card orders.fifo 2
 	// COMPLETED {Visible:1 InFlight:0 Delayed:0}
 }
-
-// Example_readmeTopics is the topics snippet of README.md: a topic whose filtered, raw subscription feeds a
-// billing queue.
-func Example_readmeTopics() {
-	ctx := context.Background()
-	billing, err := fifoq.New("billing")
-	if err != nil {
-		log.Fatal(err)
-	}
-	topic, _ := fifoq.NewTopic("orders")
-	topic.Subscribe(billing, fifoq.SubscriptionAttributes{RawMessageDelivery: true,
-		FilterPolicy: `{"kind": ["paid"]}`})
-	topic.Publish(ctx, fifoq.TopicMessage{Message: "order 1 paid",
-		Attributes: map[string]fifoq.Attribute{"kind": {DataType: "String", StringValue: "paid"}}})
-	topic.Publish(ctx, fifoq.TopicMessage{Message: "order 2 created",
-		Attributes: map[string]fifoq.Attribute{"kind": {DataType: "String", StringValue: "created"}}})
-
-	ds, err := billing.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, d := range ds {
-		fmt.Println(d.Body)
-	}
-	// Output:
-	// order 1 paid
-}

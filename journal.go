@@ -53,6 +53,35 @@ func (c commit) then(d commit) commit {
 	return d
 }
 
+// A Pending is a change that a NoWait method ([NewNoWait], [Queue.SendNoWait], [Queue.SetAttributesNoWait],
+// [Queue.StartMoveTaskNoWait], [Records.Commit]) made and handed to its store, which may not have made it
+// durable yet: other callers see it already. Wait blocks until it is durable. A store makes the changes
+// handed to it durable in order, and the changes of concurrent callers share its syncs, so a caller that
+// makes several changes and then waits for each waits about as long as for the last. The zero Pending, and
+// that of a queue in memory, is durable.
+type Pending struct {
+	c  commit
+	st *Store
+}
+
+// Wait blocks until the change is durable, and returns the error that kept it from being so: a failed
+// write or sync, which fails the store (ErrStoreFailed), or the store's error when the change was handed
+// to it (ErrStoreClosed, ErrQueueDeleted). It may be called any number of times.
+func (p Pending) Wait() error {
+	if p.st == nil {
+		return p.c.err
+	}
+	return p.c.wait(p.st)
+}
+
+// pending returns the Pending of a change of q that committed c.
+func (q *Queue) pending(c commit) Pending {
+	if q.st == nil {
+		return Pending{}
+	}
+	return Pending{c, q.st}
+}
+
 // check returns the error a change of q must return at once: its store failed or was closed, or q was
 // deleted from it. It is nil for an in-memory queue.
 func (q *Queue) check() error {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/dedup"
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
@@ -37,7 +38,7 @@ const (
 	maxAttributeType     = 256
 	maxIDLength          = 128 // group, deduplication and receive attempt ids
 	maxQueueName         = 80
-	dedupInterval        = 5 * time.Minute // also the life of a receive request attempt id
+	dedupInterval        = dedup.Interval // also the life of a receive request attempt id
 	purgeInterval        = 60 * time.Second
 )
 

@@ -63,22 +63,38 @@ type MoveTask struct {
 	src, dest *Queue
 	cancel    chan struct{} // closed by Cancel
 	done      chan struct{} // closed when the task ends
-	rec       *taskRecord   // nil: the task's status is not kept in the store
+	rec       *TaskRecord   // nil: the task's status is not kept in the store
 	resumed   bool          // read back from the store: a rate-limited task waits a step's time first
 
 	mu      sync.Mutex // guards the fields below
 	status  MoveTaskStatus
-	halted  bool // stopped by halt: its end is not recorded, so that it goes on after a restart
-	failing bool // ended by fail: it is FAILED already, and stops after the batch it has taken
+	halted   bool   // stopped by Halt: its end is not recorded, so that it goes on after a restart
+	failure  string // given by Fail: the task ends FAILED after the batch it has taken
+	stopping bool   // cancel is closed
 }
 
-// A taskRecord is how a move task keeps its status in its queue's store, for a Catalog, which lists the
-// tasks and resumes a running one after a restart: the key, and the encoding of the status. The record is
-// written when the task starts, in the batch of each step (with the messages it moves, so its count is exact
-// after a crash) and when it ends.
-type taskRecord struct {
-	key    []byte
-	encode func(MoveTaskStatus) []byte
+// A TaskRecord keeps a move task's status in its queue's store ([Store.Records]), for a layer above that
+// lists the tasks and resumes a running one after a restart (a catalogue: package catalog). The task writes
+// the record when it starts, in the batch of each step (with the messages it moves, so that the count on
+// disk is exact after a crash) and when it ends, before it is listed as ended.
+type TaskRecord struct {
+	// Key is the record's key in the store's records.
+	Key []byte
+	// Encode returns the record of the task's status st. A task halted ([MoveTask.Halt]) writes the
+	// status RUNNING: it goes on after a restart.
+	Encode func(st MoveTaskStatus) []byte
+}
+
+// MoveTaskOptions are the options of [Queue.StartMoveTaskNoWait].
+type MoveTaskOptions struct {
+	// Record keeps the task's status in the store of the queue, under the key it gives. It is ignored for a
+	// queue in memory.
+	Record *TaskRecord
+	// Resume makes the task one read back from a store, with that status: a RUNNING one goes on from its
+	// counts (whether the queue is still a dead-letter queue or not: a message that has nowhere to go then
+	// fails the task), an ended one is only listed by [Queue.MoveTasks]. A resumed task's record is not
+	// written at the start: it is there.
+	Resume *MoveTaskStatus
 }
 
 // StartMoveTask starts moving the messages of this dead-letter queue, oldest first (on FIFO, group by group,
@@ -95,21 +111,28 @@ func (q *Queue) StartMoveTask(ctx context.Context, dest *Queue, rate int) (*Move
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t, c, err := q.startMoveTask(dest, rate, nil, nil)
+	t, p, err := q.StartMoveTaskNoWait(dest, rate, MoveTaskOptions{})
 	if err != nil {
 		return nil, err
 	}
-	if err := c.wait(q.st); err != nil {
+	if err := p.Wait(); err != nil {
 		return nil, err // the store failed: the task fails at its first step
 	}
 	return t, nil
 }
 
-// startMoveTask is StartMoveTask, with the task's status kept in the store under rec (nil: not kept), and
-// without its wait for the disk, which it returns. With resume, the task is one read back from the store,
-// with that status: a running one goes on from its counts (whether this queue is still a dead-letter queue
-// or not: takeMoves fails a message that has nowhere to go), an ended one is only listed.
-func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *MoveTaskStatus) (*MoveTask, commit, error) {
+// StartMoveTaskNoWait is [Queue.StartMoveTask] with the options o, and without the wait for the disk: the
+// task runs when it returns, and on a queue with a store the Pending says when its start is durable.
+func (q *Queue) StartMoveTaskNoWait(dest *Queue, rate int, o MoveTaskOptions) (*MoveTask, Pending, error) {
+	t, c, err := q.startMoveTask(dest, rate, o.Record, o.Resume)
+	if err != nil {
+		return nil, Pending{}, err
+	}
+	return t, q.pending(c), nil
+}
+
+// startMoveTask is StartMoveTaskNoWait, with what to wait for as a commit.
+func (q *Queue) startMoveTask(dest *Queue, rate int, rec *TaskRecord, resume *MoveTaskStatus) (*MoveTask, commit, error) {
 	if q.st == nil {
 		rec = nil
 	}
@@ -170,7 +193,7 @@ func (q *Queue) startMoveTask(dest *Queue, rate int, rec *taskRecord, resume *Mo
 		return t, commit{}, nil
 	}
 	if rec != nil && resume == nil {
-		q.batchLocked().Set(rec.key, rec.encode(t.status))
+		q.batchLocked().Set(recordKey(q.scratchKey[:0], rec.Key), rec.Encode(t.status))
 		q.syncLocked()
 	}
 	c := q.unlock()
@@ -202,11 +225,15 @@ func (t *MoveTask) Status() MoveTaskStatus {
 func (t *MoveTask) Cancel() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.status.State != MoveTaskRunning {
-		return rule.Reject(ErrMoveTaskNotRunning, "task of %s is %v", t.status.Source, t.status.State)
+	if t.status.State != MoveTaskRunning || t.failure != "" {
+		state := t.status.State
+		if t.failure != "" {
+			state = MoveTaskFailed
+		}
+		return rule.Reject(ErrMoveTaskNotRunning, "task of %s is %v", t.status.Source, state)
 	}
 	t.status.State = MoveTaskCancelling
-	close(t.cancel)
+	t.stopLocked()
 	return nil
 }
 
@@ -226,77 +253,82 @@ func (t *MoveTask) Wait(ctx context.Context) error {
 	}
 }
 
-// end records how the task ended. A task cancelled while it finished its last batch ends cancelled. A
-// task whose status is kept in the store records its end there, unless it was halted.
+// end ends the task as s and failure say. A task cancelled while it finished its last batch ends
+// cancelled; one failed by Fail ends FAILED with its failure. A task whose status is kept in the store
+// records its end there, unless it was halted, and only then is it listed as ended: a new task of the queue
+// cannot start, and be recorded, while the end of this one could still be lost in a crash (opening the
+// store would then find two running tasks).
 func (t *MoveTask) end(s MoveTaskState, failure string) {
 	t.mu.Lock()
 	switch {
-	case t.failing:
-		s, failure = MoveTaskFailed, t.status.Failure
+	case t.failure != "":
+		s, failure = MoveTaskFailed, t.failure
 	case t.status.State == MoveTaskCancelling && s == MoveTaskCompleted:
 		s = MoveTaskCancelled
 	}
-	t.status.State, t.status.Failure = s, failure
-	status, halted := t.status, t.halted
+	status := t.status
+	status.State, status.Failure = s, failure
+	halted := t.halted
 	t.mu.Unlock()
-	if t.rec == nil || halted {
-		return
+	if t.rec != nil && !halted {
+		// A failed or closed store records nothing: the task is found running at the next open, and goes on.
+		if st := t.src.st; st.err() == nil {
+			b := st.eng.NewBatch()
+			b.Set(recordKey(nil, t.rec.Key), t.rec.Encode(status))
+			var c commit
+			if c.t, c.err = st.eng.Commit(b, true); c.err != nil {
+				c.err = st.fail(c.err)
+			}
+			_ = c.wait(st) // a failure fails the store, which every later change reports
+		}
 	}
-	st := t.src.st
-	if st.err() != nil {
-		return // the store failed or is closed: the task is found running at the next open, and goes on
-	}
-	b := st.eng.NewBatch()
-	b.Set(t.rec.key, t.rec.encode(status))
-	var c commit
-	if c.t, c.err = st.eng.Commit(b, true); c.err != nil {
-		c.err = st.fail(c.err)
-	}
-	_ = c.wait(st) // a failure fails the store, which every later change reports
+	t.mu.Lock()
+	t.status.State, t.status.Failure = status.State, status.Failure
+	t.mu.Unlock()
 }
 
 // active reports whether the task is running, or stopping: a queue runs one such task at a time.
 func (t *MoveTask) active() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch t.status.State {
-	case MoveTaskRunning, MoveTaskCancelling:
-		return true
-	case MoveTaskFailed:
-		if t.failing {
-			select {
-			case <-t.done:
-			default:
-				return true // it ends after the batch it has taken
-			}
-		}
-	}
-	return false
+	return t.status.State == MoveTaskRunning || t.status.State == MoveTaskCancelling
 }
 
-// fail ends a running task FAILED with failure at once, for a catalogue that deletes a queue the task moves
-// messages into: it stops after the batch it has taken, which still goes there. It reports whether the task
-// was running.
-func (t *MoveTask) fail(failure string) bool {
+// stopLocked closes t.cancel, once; t.mu must be held.
+func (t *MoveTask) stopLocked() {
+	if !t.stopping {
+		t.stopping = true
+		close(t.cancel)
+	}
+}
+
+// Fail ends a running task FAILED, with failure as its status's Failure: it stops after the batch it has
+// taken, which still goes to its destination, and is then listed as FAILED. A catalogue that deletes a
+// queue the task moves messages into fails it with "AWS.SimpleQueueService.NonExistentQueue", as SQS does.
+// It reports whether the task was running.
+func (t *MoveTask) Fail(failure string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.status.State != MoveTaskRunning {
+	if t.status.State != MoveTaskRunning || t.failure != "" {
 		return false
 	}
-	t.status.State, t.status.Failure, t.failing = MoveTaskFailed, failure, true
-	close(t.cancel)
+	t.failure = failure
+	t.stopLocked()
 	return true
 }
 
-// halt stops a running task without recording its end in the store, so that it goes on from where it
-// was when the store is opened again: for a catalogue that closes. The task ends cancelled in memory.
-func (t *MoveTask) halt() {
+// Halt stops a running task without recording its end in the store, so that a task with a [TaskRecord]
+// goes on from where it was when the store is opened again: for a catalogue that closes. The task ends
+// cancelled in memory. Halting an ended task does nothing.
+func (t *MoveTask) Halt() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.halted = true
 	if t.status.State == MoveTaskRunning {
-		t.status.State = MoveTaskCancelling
-		close(t.cancel)
+		if t.failure == "" {
+			t.status.State = MoveTaskCancelling
+		}
+		t.stopLocked()
 	}
 }
 
@@ -376,7 +408,7 @@ func (t *MoveTask) step(n int) ([]move, string) {
 				}
 				t.mu.Unlock()
 				st.Moved += n
-				b.Set(t.rec.key, t.rec.encode(st))
+				b.Set(recordKey(nil, t.rec.Key), t.rec.Encode(st))
 			}
 		}
 		if err := moves[i].to.acceptMoves(t.src, moves[i:j], record); err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq/internal/rule"
-	"github.com/fifoq/fifoq/storage"
 )
 
 // The options of New: a queue's settings, each an Option, the defaults they start from and their checks.
@@ -33,9 +32,6 @@ type config struct {
 
 	store    *Store // nil: in memory
 	storeKey string // the queue's name in the store: its name, but for this package's tests
-	// later, when set (by a Catalog), receives what New would wait for, so that the caller waits for it
-	// after releasing its own locks.
-	later *storage.Ticket
 }
 
 // An Option sets a queue attribute at [New].
@@ -103,7 +99,7 @@ func defaultConfig() config {
 func (c *config) validate(fifo bool) error {
 	inRange := func(name, attribute string, d, lo, hi time.Duration) error {
 		if d < lo || d > hi {
-			return badAttribute(attribute, "%s %v, want %v..%v", name, d, lo, hi)
+			return rule.BadQueueAttribute(attribute, "%s %v, want %v..%v", name, d, lo, hi)
 		}
 		return nil
 	}
@@ -115,7 +111,7 @@ func (c *config) validate(fifo bool) error {
 	case c.groupOrder != GroupOrderAvailable && c.groupOrder != GroupOrderOldestMessage:
 		return rule.Reject(ErrInvalidQueueAttribute, "group order %d", c.groupOrder)
 	case c.maxSize < minMessageSize || c.maxSize > MaxMessageSize:
-		return badAttribute("MaximumMessageSize", "maximum message size %d, want %d..%d", c.maxSize, minMessageSize, MaxMessageSize)
+		return rule.BadQueueAttribute("MaximumMessageSize", "maximum message size %d, want %d..%d", c.maxSize, minMessageSize, MaxMessageSize)
 	case c.clock == nil:
 		return rule.Reject(ErrInvalidQueueAttribute, "nil clock")
 	}
@@ -131,23 +127,21 @@ func (c *config) validate(fifo bool) error {
 	return inRange("receive wait time", "ReceiveMessageWaitTimeSeconds", c.waitTime, 0, maxWaitTime)
 }
 
-// badAttribute rejects the setting that SQS calls attribute (ErrInvalidQueueAttribute).
-func badAttribute(attribute, format string, args ...any) error {
-	return rule.Reject(ErrInvalidQueueAttribute, format, args...).Says("Invalid value for the parameter %s.", attribute)
-}
-
 // CheckOptions returns the error [New] returns for the settings opts make on a queue of the type fifo says
 // (a FIFO queue or a standard one): ErrInvalidQueueAttribute for a setting out of its range, ErrFIFOOnly for
-// a FIFO-only setting on a standard queue; nil when they are good. It makes no queue, and leaves out the
-// redrive policy and the redrive allow policy ([WithDeadLetterQueue], [WithRedriveAllowPolicy]), whose
-// checks need the queues. A front end calls it as it reads each setting of a request, so as to refuse the
-// first bad one in the order SQS does.
+// a FIFO-only setting on a standard queue, ErrInvalidRedriveAllowPolicy for a redrive allow policy that
+// names no sources, or too many; nil when they are good. It makes no queue, and leaves out the redrive
+// policy ([WithDeadLetterQueue]), whose checks need the queues. A catalogue calls it for each setting of a
+// queue's definition, so as to refuse the first bad one in the order SQS does.
 func CheckOptions(fifo bool, opts ...Option) error {
 	c := defaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
-	return c.validate(fifo)
+	if err := c.validate(fifo); err != nil {
+		return err
+	}
+	return c.allow.validate()
 }
 
 // WithDeadLetterQueue gives the queue a redrive policy: a message received maxReceiveCount times (1..1000)
@@ -174,3 +168,16 @@ func WithRedriveAllowPolicy(p RedriveAllowPolicy) Option {
 // in s, with every message it held, or stores a new one. The queue's settings are the options given to New,
 // as without a store. A dead-letter queue must be in the same store as its sources.
 func WithStore(s *Store) Option { return func(c *config) { c.store = s } }
+
+// DefaultAttributes returns the settings of a queue that [New] makes without options: a visibility timeout
+// of 30 seconds, a retention of 4 days, a maximum message size of 1 MiB, no delay, no receive wait, and the
+// deduplication scope DeduplicationScopeQueue (which a standard queue shows as 0).
+func DefaultAttributes(fifo bool) Attributes {
+	c := defaultConfig()
+	a := Attributes{VisibilityTimeout: c.visibility, Retention: c.retention, MaxMessageSize: c.maxSize,
+		GroupOrder: c.groupOrder, RedriveAllowPolicy: c.allow}
+	if fifo {
+		a.DeduplicationScope = c.scope
+	}
+	return a
+}

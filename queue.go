@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fifoq/fifoq/internal/dedup"
 	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/storage"
 )
@@ -49,7 +50,7 @@ type Queue struct {
 	fresh     msgList  // standard: visible messages never received, in send order
 	retry     msgList  // standard: visible messages received before, served first
 	due       dueIndex // in-flight and delayed messages by the time they become visible
-	dedup     dedupWindow
+	dedup     dedup.Window
 	attempts  attemptWindow
 	stats     Stats
 	counters  Counters // Metrics: what happened to the messages since New
@@ -86,8 +87,23 @@ type Stats struct {
 // are 1..80 characters of [A-Za-z0-9_-], ".fifo" included. Options out of range return
 // ErrInvalidQueueAttribute; FIFO-only options on a standard queue return ErrFIFOOnly.
 func New(name string, opts ...Option) (*Queue, error) {
-	if err := rule.QueueName(name); err != nil {
+	q, p, err := NewNoWait(name, opts...)
+	if err != nil {
 		return nil, err
+	}
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// NewNoWait is [New] without the wait for the disk: with [WithStore], the queue's record is handed to the
+// store and the returned Pending says when it is durable. A layer above that creates a queue and records
+// something of its own about it (a catalogue, its definition) waits once for both, after releasing its own
+// locks. An in-memory queue's Pending is durable at once.
+func NewNoWait(name string, opts ...Option) (*Queue, Pending, error) {
+	if err := rule.QueueName(name); err != nil {
+		return nil, Pending{}, err
 	}
 	cfg := defaultConfig()
 	for _, o := range opts {
@@ -96,10 +112,10 @@ func New(name string, opts ...Option) (*Queue, error) {
 	suiteStore(&cfg)
 	fifo := strings.HasSuffix(name, ".fifo")
 	if err := cfg.validate(fifo); err != nil {
-		return nil, err
+		return nil, Pending{}, err
 	}
 	if err := cfg.validateRedrive(name, fifo, nil); err != nil {
-		return nil, err
+		return nil, Pending{}, err
 	}
 	q := &Queue{
 		name:     name,
@@ -113,7 +129,7 @@ func New(name string, opts ...Option) (*Queue, error) {
 		all:      msgList{kind: bySend},
 		fresh:    msgList{kind: byQueue},
 		retry:    msgList{kind: byQueue},
-		dedup:    newDedupWindow(),
+		dedup:    dedup.NewWindow(),
 		attempts: newAttemptWindow(),
 	}
 	q.epochNs = q.epoch.UnixNano()
@@ -123,19 +139,21 @@ func New(name string, opts ...Option) (*Queue, error) {
 	}
 	if d := cfg.dlq; d != nil {
 		if err := d.addSource(q); err != nil {
-			return nil, err
+			return nil, Pending{}, err
 		}
 	}
 	if st := cfg.store; st != nil {
 		q.storeKey = cmp.Or(cfg.storeKey, name)
-		if err := st.attach(q, q.storeKey, cfg.later); err != nil {
+		c, err := st.attach(q, q.storeKey)
+		if err != nil {
 			if d := cfg.dlq; d != nil {
 				d.removeSource(q)
 			}
-			return nil, err
+			return nil, Pending{}, err
 		}
+		return q, Pending{c, st}, nil
 	}
-	return q, nil
+	return q, Pending{}, nil
 }
 
 // Name returns the queue's name.
@@ -216,7 +234,7 @@ func (q *Queue) catchUpLocked(now tick) {
 		q.counters.Expired++
 	}
 	if q.fifo {
-		if q.dedup.expire(now) {
+		if q.dedup.Expire(now) {
 			q.expireRecordsLocked(now)
 		}
 		q.attempts.expire(now)

@@ -218,10 +218,7 @@ func (r *recovery) apply(d *scanned) error {
 	case kindDedup:
 		r.maxSeq = max(r.maxSeq, d.seq)
 		if d.id != "" {
-			if len(q.dedup.cur) == 0 {
-				q.dedup.curSince = d.at // the oldest: every id in cur is younger than 5 minutes from it
-			}
-			q.dedup.add(d.id, d.seq, d.at)
+			q.dedup.Restore(d.id, d.seq, d.at)
 		}
 	case kindMessage:
 		if d.part == partBody {

@@ -8,10 +8,8 @@ import (
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
-const (
-	maxMaxReceiveCount = 1000
-	maxRedriveSources  = 10
-)
+// maxRedriveSources is the most queues a redrive allow policy names.
+const maxRedriveSources = 10
 
 // RedrivePermission is the kind of a [RedriveAllowPolicy].
 type RedrivePermission uint8
@@ -62,7 +60,8 @@ func (p RedriveAllowPolicy) validate() error {
 	return nil
 }
 
-func (p RedriveAllowPolicy) allows(source string) bool {
+// Allows reports whether the policy lets the queue named source use its queue as a dead-letter queue.
+func (p RedriveAllowPolicy) Allows(source string) bool {
 	switch p.Permission {
 	case RedriveAllowAll:
 		return true
@@ -89,11 +88,11 @@ func (c *config) validateRedrive(name string, fifo bool, self *Queue) error {
 	switch {
 	case c.dlq == nil:
 		return rule.Reject(ErrInvalidRedrivePolicy, "no dead-letter queue")
-	case c.maxReceiveCount < 1 || c.maxReceiveCount > maxMaxReceiveCount:
-		return rule.Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", c.maxReceiveCount, maxMaxReceiveCount)
+	case rule.CheckMaxReceiveCount(c.maxReceiveCount) != nil:
+		return rule.CheckMaxReceiveCount(c.maxReceiveCount)
 	case c.dlq.fifo != fifo:
 		return rule.Reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be of the same type", c.dlq.name, name)
-	case !allow.allows(name):
+	case !allow.Allows(name):
 		return rule.Reject(ErrRedriveNotAllowed, "the redrive allow policy of %s does not allow %s", c.dlq.name, name)
 	case c.dlq.st != c.store:
 		return rule.Reject(ErrInvalidRedrivePolicy, "the dead-letter queue %s of %s must be in the same store", c.dlq.name, name)

@@ -14,17 +14,32 @@ import (
 // minutes is accepted but not stored: the result has Duplicate set and the original's MessageID and
 // SequenceNumber. Invalid messages return a sentinel error and change nothing.
 func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
-	if err := ctx.Err(); err != nil {
+	r, p, err := q.SendNoWait(ctx, m)
+	if err != nil {
 		return SendResult{}, err
+	}
+	if err := p.Wait(); err != nil {
+		return SendResult{}, err
+	}
+	return r, nil
+}
+
+// SendNoWait is [Queue.Send] without the wait for the disk: once it returns, the message is in the queue (a
+// receive may take it), and on a queue with a store the Pending says when it is durable. A caller that sends
+// to several queues of one store (a topic's fan-out) sends to each and then waits, for one sync in all. Send
+// is SendNoWait and Pending.Wait; an acknowledgement given before the wait is not durable.
+func (q *Queue) SendNoWait(ctx context.Context, m Message) (SendResult, Pending, error) {
+	if err := ctx.Err(); err != nil {
+		return SendResult{}, Pending{}, err
 	}
 	if err := q.check(); err != nil {
-		return SendResult{}, err
+		return SendResult{}, Pending{}, err
 	}
 	if err := q.checkMessage(&m, false); err != nil {
-		return SendResult{}, err
+		return SendResult{}, Pending{}, err
 	}
 	if r := q.requireFIFOIDs(&m); r != nil {
-		return SendResult{}, r
+		return SendResult{}, Pending{}, r
 	}
 	var key string
 	if q.fifo {
@@ -34,12 +49,13 @@ func (q *Queue) Send(ctx context.Context, m Message) (SendResult, error) {
 	now := q.lock()
 	seq, dup := q.sendLocked(now, stored, key, m.NoDelay)
 	q.countSendLocked(dup)
-	if err := q.unlock().wait(q.st); err != nil {
-		return SendResult{}, err
+	c := q.unlock()
+	if c.err != nil {
+		return SendResult{}, Pending{}, c.err
 	}
 	var r [1]SendResult
 	q.sendResults(r[:], []uint64{seq}, []bool{dup})
-	return r[0], nil
+	return r[0], q.pending(c), nil
 }
 
 // SendBatch sends 1..10 messages, in order. An entry that is invalid on its own (its body, attributes,
@@ -140,7 +156,7 @@ func newMessage(in *Message) *message {
 func (q *Queue) sendLocked(now tick, m *message, key string, noDelay bool) (seq uint64, dup bool) {
 	q.syncLocked() // a duplicate too: it reports the original as stored
 	if q.fifo && key != "" {
-		if seq, dup := q.dedup.lookup(key, now); dup {
+		if seq, dup := q.dedup.Lookup(key, now); dup {
 			return seq, true
 		}
 	}
@@ -165,7 +181,7 @@ func (q *Queue) sendLocked(now tick, m *message, key string, noDelay bool) (seq 
 	case q.fifo:
 		q.groups.add(m)
 		if key != "" {
-			q.dedup.add(key, m.seq, now)
+			q.dedup.Add(key, m.seq, now)
 			q.putDedupLocked(key, m.seq, now)
 		}
 	case delay == 0:

@@ -272,17 +272,17 @@ func (s *Store) openQueue(name string) *Queue { return (*s.open.Load())[name] }
 const seqBlock = 1 << 12
 
 // attach opens the stored queue of q's name, or stores a new one, and recovers q's messages. key is the
-// name the store knows the queue by: its name, except for the queues of this package's tests. With later
-// set, the new queue's record is not waited for: its ticket goes to *later, for the caller to wait on.
-func (s *Store) attach(q *Queue, key string, later *storage.Ticket) error {
+// name the store knows the queue by: its name, except for the queues of this package's tests. A new queue's
+// record is not waited for: attach returns it, for the caller to wait on.
+func (s *Store) attach(q *Queue, key string) (commit, error) {
 	s.mu.Lock()
 	if err := s.err(); err != nil {
 		s.mu.Unlock()
-		return err
+		return commit{}, err
 	}
 	if s.openQueue(key) != nil {
 		s.mu.Unlock()
-		return fmt.Errorf("%w: %s in %s", ErrQueueOpen, key, s.location)
+		return commit{}, fmt.Errorf("%w: %s in %s", ErrQueueOpen, key, s.location)
 	}
 	rec, found := s.catalog[key]
 	if !found {
@@ -298,20 +298,15 @@ func (s *Store) attach(q *Queue, key string, later *storage.Ticket) error {
 		q.purged, q.purgedAt = true, q.tickOf(rec.purgedAt)
 	}
 	var err error
+	var c commit
 	if found {
 		err = q.recover()
 	} else {
 		b := s.eng.NewBatch()
 		b.DeleteRange(dataRange(rec.id)) // ids are reused after a restart: nothing of a deleted queue's may stay
 		b.Set(queueKey(key), rec.encode(nil))
-		var c commit
-		if c.t, c.err = s.eng.Commit(b, true); c.err != nil {
-			c.err = s.fail(c.err)
-		}
-		if later != nil && c.err == nil {
-			*later = c.t // a failed wait fails the store: nothing to undo here
-		} else {
-			err = c.wait(s)
+		if c.t, err = s.eng.Commit(b, true); err != nil {
+			err = s.fail(err) // a failed wait fails the store later: nothing to undo then
 		}
 	}
 	if err != nil {
@@ -321,7 +316,7 @@ func (s *Store) attach(q *Queue, key string, later *storage.Ticket) error {
 			delete(s.catalog, key)
 		}
 		s.mu.Unlock()
-		return err
+		return commit{}, err
 	}
-	return nil
+	return c, nil
 }

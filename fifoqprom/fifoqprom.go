@@ -84,6 +84,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // A Collector is a prometheus.Collector of the metrics of fifoq queues and consumers (see the package
@@ -92,13 +93,33 @@ import (
 // scrapes. A Collector is safe for concurrent use. Create one with [NewCollector] and register it, e.g. with
 // prometheus.MustRegister.
 type Collector struct {
-	queueFuncs []func() []*fifoq.Queue          // set by NewCollector, then only read
-	namedFuncs []func() map[string]*fifoq.Queue // the same
-	store      *fifoq.Store                     // the same
+	queueFuncs []func() []Queue          // set by NewCollector, then only read
+	namedFuncs []func() map[string]Queue // the same
+	store      *fifoq.Store              // the same
 
 	mu        sync.Mutex // guards the fields below
-	queues    []*fifoq.Queue
+	queues    []Queue
 	consumers map[string]*fifoq.Consumer
+}
+
+// A Queue is what a Collector reads of a queue: *fifoq.Queue is one, and so is a catalogue's queue
+// (catalog.Queue), whose Name is its name in its namespace.
+type Queue interface {
+	Name() string
+	Metrics() fifoq.Metrics
+}
+
+// A Topic is what a TopicCollector reads of a topic: *topic.Topic is one, and so is a catalogue's topic
+// (catalog.Topic).
+type Topic interface {
+	Metrics() topic.Metrics
+}
+
+// some reports whether v is not the zero value of its type (a nil *fifoq.Queue), which the collectors
+// skip.
+func some[V comparable](v V) bool {
+	var zero V
+	return v != zero
 }
 
 // An Option configures a [Collector].
@@ -108,26 +129,50 @@ type Option func(*Collector)
 // those added by AddQueue: for a set of queues that changes, such as an sqsapi server's. It is called
 // without the Collector's lock, from the scraping goroutine; nil entries are skipped. Given more than once,
 // every function is called.
-func WithQueues(queues func() []*fifoq.Queue) Option {
+func WithQueues[Q interface {
+	Queue
+	comparable
+}](queues func() []Q) Option {
 	return func(c *Collector) {
-		if queues != nil {
-			c.queueFuncs = append(c.queueFuncs, queues)
+		if queues == nil {
+			return
 		}
+		c.queueFuncs = append(c.queueFuncs, func() []Queue {
+			qs := queues()
+			out := make([]Queue, 0, len(qs))
+			for _, q := range qs {
+				if some(q) {
+					out = append(out, q)
+				}
+			}
+			return out
+		})
 	}
 }
 
 // WithNamedQueues is WithQueues for queues whose names are not unique, such as those of an sqsapi server,
 // which holds queues for several accounts and regions: each queue is collected under the key it has in the
-// map queues returns (for [sqsapi.Server.NamedQueues], its name in the server's default account and region,
-// "account/region/name" in another), instead of its own name. A queue also given by WithQueues or AddQueue
-// is collected once, under its key.
-//
-// [sqsapi.Server.NamedQueues]: https://pkg.go.dev/github.com/fifoq/fifoq/sqsapi#Server.NamedQueues
-func WithNamedQueues(queues func() map[string]*fifoq.Queue) Option {
+// map queues returns (for a catalogue's queues, the names of catalog.Catalog.DisplayName: a queue's name in
+// the default account and region, "account/region/name" in another) instead of its own name. A queue also
+// given by WithQueues or AddQueue is collected once, under its key.
+func WithNamedQueues[Q interface {
+	Queue
+	comparable
+}](queues func() map[string]Q) Option {
 	return func(c *Collector) {
-		if queues != nil {
-			c.namedFuncs = append(c.namedFuncs, queues)
+		if queues == nil {
+			return
 		}
+		c.namedFuncs = append(c.namedFuncs, func() map[string]Queue {
+			qs := queues()
+			out := make(map[string]Queue, len(qs))
+			for name, q := range qs {
+				if some(q) {
+					out[name] = q
+				}
+			}
+			return out
+		})
 	}
 }
 
@@ -147,7 +192,7 @@ func NewCollector(opts ...Option) *Collector {
 // AddQueue makes the Collector collect q, under its name, until RemoveQueue. Adding a queue twice, or one
 // that a WithQueues function also returns, collects it once. Two different queues of the same name make the
 // scrape report an error for the second one, since their series would clash.
-func (c *Collector) AddQueue(q *fifoq.Queue) {
+func (c *Collector) AddQueue(q Queue) {
 	if q == nil {
 		return
 	}
@@ -159,10 +204,10 @@ func (c *Collector) AddQueue(q *fifoq.Queue) {
 }
 
 // RemoveQueue stops collecting q, if AddQueue added it. Its series disappear from the next scrape.
-func (c *Collector) RemoveQueue(q *fifoq.Queue) {
+func (c *Collector) RemoveQueue(q Queue) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.queues = slices.DeleteFunc(c.queues, func(x *fifoq.Queue) bool { return x == q })
+	c.queues = slices.DeleteFunc(c.queues, func(x Queue) bool { return x == q })
 }
 
 // AddConsumer makes the Collector collect cons, labelled consumer=name and queue with the name of its
@@ -290,9 +335,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		queues = append(queues, f()...)
 	}
 
-	seen := make(map[string]*fifoq.Queue, len(queues)) // by label
-	done := make(map[*fifoq.Queue]bool, len(queues))
-	collect := func(name string, q *fifoq.Queue) {
+	seen := make(map[string]Queue, len(queues)) // by label
+	done := make(map[Queue]bool, len(queues))
+	collect := func(name string, q Queue) {
 		if q == nil || done[q] {
 			return
 		}

@@ -7,11 +7,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/fifoq/fifoq"
 )
 
-// A TopicCollector is a prometheus.Collector of the metrics of fifoq topics ([fifoq.Topic.Metrics]), labelled
+// A TopicCollector is a prometheus.Collector of the metrics of fifoq topics ([topic.Topic.Metrics]), labelled
 // topic:
 //
 //	fifoq_topic_subscriptions          gauge    the topic's subscriptions (SubscriptionsConfirmed)
@@ -22,14 +20,26 @@ import (
 //
 // It is safe for concurrent use. Create one with [NewTopicCollector].
 type TopicCollector struct {
-	topics func() map[string]*fifoq.Topic
+	topics func() map[string]Topic
 }
 
 // NewTopicCollector returns a collector of the topics that topics returns at each scrape, each under its
-// key in the map (for a catalogue of several accounts and regions, a name unique among them). topics is
-// called without any lock of the collector; nil topics are skipped.
-func NewTopicCollector(topics func() map[string]*fifoq.Topic) *TopicCollector {
-	return &TopicCollector{topics: topics}
+// key in the map (for a catalogue of several accounts and regions, a name unique among them:
+// catalog.Catalog.DisplayName). topics is called without any lock of the collector; nil topics are skipped.
+func NewTopicCollector[T interface {
+	Topic
+	comparable
+}](topics func() map[string]T) *TopicCollector {
+	return &TopicCollector{topics: func() map[string]Topic {
+		ts := topics()
+		out := make(map[string]Topic, len(ts))
+		for name, t := range ts {
+			if some(t) {
+				out[name] = t
+			}
+		}
+		return out
+	}}
 }
 
 const labelTopic = "topic"

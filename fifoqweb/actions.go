@@ -206,35 +206,23 @@ func prepareRedrive(h *Handler, n named, f url.Values) (string, func(context.Con
 			return "", nil, fmt.Errorf("%w: rate %q: want whole messages a second", errBadForm, s)
 		}
 	}
-	var dest *fifoq.Queue
+	dest := f.Get("dest")
 	where := "back to the queues they came from"
-	if name := f.Get("dest"); name != "" {
-		if dest = h.queues()[name]; dest == nil {
-			return "", nil, fmt.Errorf("%w: destination: no queue named %q in this console", errBadForm, name)
+	if dest != "" {
+		if _, ok := h.b.lookup(dest); !ok {
+			return "", nil, fmt.Errorf("%w: destination: no queue named %q in this console", errBadForm, dest)
 		}
-		where = "to " + name
+		where = "to " + dest
 	}
 	pace := "as fast as possible"
 	if rate > 0 {
 		pace = fmt.Sprintf("at %d a second", rate)
 	}
 	what := fmt.Sprintf("Move the %d visible messages of %s %s, %s.", n.Q.Stats().Visible, n.Name, where, pace)
-	if h.owner != nil {
-		return what, func(ctx context.Context) (string, error) {
-			if _, err := h.owner.StartMoveTask(ctx, n.Name, f.Get("dest"), rate); err != nil {
-				return "", err
-			}
-			return "redrive", nil
-		}, nil
-	}
 	return what, func(ctx context.Context) (string, error) {
-		t, err := n.Q.StartMoveTask(ctx, dest, rate)
-		if err != nil {
+		if err := h.b.startMoveTask(ctx, n, dest, rate); err != nil {
 			return "", err
 		}
-		h.mu.Lock()
-		h.tasks[n.Q] = t
-		h.mu.Unlock()
 		return "redrive", nil
 	}, nil
 }
@@ -244,26 +232,19 @@ var errNoConsoleTask = errors.New("no redrive started by this console to cancel"
 
 func prepareCancel(h *Handler, n named, f url.Values) (string, func(context.Context) (string, error), error) {
 	what := fmt.Sprintf("Cancel the redrive of %s; the messages it moved stay moved.", n.Name)
-	if h.owner != nil {
-		handle := f.Get("task")
-		if handle == "" {
-			return "", nil, fmt.Errorf("%w: no redrive handle given to cancel", errBadForm)
-		}
-		return what, func(ctx context.Context) (string, error) {
-			// The handle must name the redrive of this queue, the one the confirmation page spoke of.
-			if running := h.owner.RunningMoveTask(n.Name); running != handle {
-				return "", fmt.Errorf("%w: %q is not the running redrive of %s", fifoq.ErrMoveTaskNotRunning, handle, n.Name)
-			}
-			return "cancel", h.owner.CancelMoveTask(ctx, handle)
-		}, nil
+	handle := f.Get("task")
+	if handle == "" {
+		return "", nil, fmt.Errorf("%w: no redrive handle given to cancel", errBadForm)
 	}
-	return what, func(context.Context) (string, error) {
-		h.mu.Lock()
-		t := h.tasks[n.Q]
-		h.mu.Unlock()
-		if t == nil {
+	return what, func(ctx context.Context) (string, error) {
+		// The handle must name the redrive of this queue, the one the confirmation page spoke of.
+		running := h.b.runningTask(n)
+		if running == "" && handle == consoleTask {
 			return "", fmt.Errorf("%w on %s", errNoConsoleTask, n.Name)
 		}
-		return "cancel", t.Cancel()
+		if running != handle {
+			return "", fmt.Errorf("%w: %q is not the running redrive of %s", fifoq.ErrMoveTaskNotRunning, handle, n.Name)
+		}
+		return "cancel", h.b.cancelMoveTask(ctx, n, handle)
 	}, nil
 }

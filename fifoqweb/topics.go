@@ -2,22 +2,31 @@ package fifoqweb
 
 import (
 	"context"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // The topics page: every topic, its subscriptions with their filter policies and raw delivery, and a form
 // that publishes to it.
 
-// WithTopics makes the console show the topics that topics returns at each request, each under its key,
-// on a Topics page (/topics), with a form that publishes to a topic (unless the console is read-only), as
-// Publish does, with the options opts (a server's endpoint and signer: snsapi.Server.PublishOptions).
-func WithTopics(topics func() map[string]*fifoq.Topic, opts ...fifoq.PublishOption) Option {
-	return func(h *Handler) { h.topics, h.publishOpts = topics, opts }
+// WithTopics makes a console made with [New] show the topics that topics returns at each request, each
+// under its key, on a Topics page (/topics), with a form that publishes to a topic (unless the console is
+// read-only), as Publish does. A console made with [NewCatalog] shows the catalogue's topics.
+func WithTopics(topics func() map[string]*topic.Topic) Option {
+	return func(h *Handler) {
+		if h.plain != nil {
+			h.plain.topicsOf = topics
+		}
+	}
+}
+
+// WithPublishOptions makes the topics page's form publish with the options opts: a server's endpoint and
+// signer (snsapi.Server.PublishOptions), so that the envelopes name the server as its own publishes do.
+func WithPublishOptions(opts ...topic.PublishOption) Option {
+	return func(h *Handler) { h.publishOpts = opts }
 }
 
 // topicsPage is the data of the topics page.
@@ -31,7 +40,7 @@ type topicView struct {
 	Name          string
 	ARN           string
 	FIFO          bool
-	Metrics       fifoq.TopicMetrics
+	Metrics       topic.Metrics
 	Subscriptions []subscriptionView
 }
 
@@ -42,7 +51,7 @@ type subscriptionView struct {
 
 // mountTopics adds the topics page and its publish form to the console, when it has topics.
 func (h *Handler) mountTopics() {
-	if h.topics == nil {
+	if h.b.topics() == nil {
 		return
 	}
 	h.mux.HandleFunc("GET /topics", h.topicsPage)
@@ -50,21 +59,10 @@ func (h *Handler) mountTopics() {
 }
 
 func (h *Handler) topicsPage(w http.ResponseWriter, r *http.Request) {
-	topics := h.topics()
 	p := topicsPage{basePage: basePage{Title: "Topics", ReadOnly: h.readOnly, CSRF: h.csrfToken(w, r), Version: h.version},
 		Message: r.URL.Query().Get("published")}
-	for _, name := range slices.Sorted(maps.Keys(topics)) {
-		t := topics[name]
-		if t == nil {
-			continue
-		}
-		v := topicView{Name: name, ARN: t.ARN(), FIFO: t.FIFO(), Metrics: t.Metrics()}
-		for _, s := range t.Subscriptions() {
-			a := s.Attributes()
-			v.Subscriptions = append(v.Subscriptions, subscriptionView{ARN: s.ARN(), Queue: s.QueueName(),
-				FilterPolicy: a.FilterPolicy, Scope: string(a.FilterPolicyScope), Raw: a.RawMessageDelivery})
-		}
-		p.Topics = append(p.Topics, v)
+	for _, t := range h.b.topics() {
+		p.Topics = append(p.Topics, t.view)
 	}
 	h.render(w, r, http.StatusOK, "topics", p)
 }
@@ -80,17 +78,22 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusForbidden, "the form has expired: reload the page and try again")
 		return
 	}
-	t := h.topics()[r.PostFormValue("topic")]
+	var t *topicInfo
+	for _, x := range h.b.topics() {
+		if x.view.Name == r.PostFormValue("topic") {
+			t = &x
+		}
+	}
 	if t == nil {
 		h.fail(w, r, http.StatusNotFound, "no topic "+r.PostFormValue("topic"))
 		return
 	}
-	m := fifoq.TopicMessage{Message: r.PostFormValue("message"), Subject: r.PostFormValue("subject"),
+	m := topic.Message{Message: r.PostFormValue("message"), Subject: r.PostFormValue("subject"),
 		GroupID: r.PostFormValue("group"), DeduplicationID: r.PostFormValue("dedup")}
 	if name := strings.TrimSpace(r.PostFormValue("attr-name")); name != "" {
 		m.Attributes = map[string]fifoq.Attribute{name: {DataType: "String", StringValue: r.PostFormValue("attr-value")}}
 	}
-	res, err := t.Publish(context.WithoutCancel(r.Context()), m, h.publishOpts...)
+	res, err := t.publish(context.WithoutCancel(r.Context()), m)
 	if err != nil {
 		h.fail(w, r, http.StatusBadRequest, "publish to "+r.PostFormValue("topic")+": "+fifoq.ErrorMessage(err))
 		return

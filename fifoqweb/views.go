@@ -52,49 +52,45 @@ type link struct{ Name, Link string }
 
 // rows returns every queue's row.
 func (h *Handler) rows(qs []named) []queueRow {
-	names := make(map[*fifoq.Queue]string, len(qs))
-	for _, n := range qs {
-		names[n.Q] = n.Name
-	}
 	out := make([]queueRow, len(qs))
+	index := make(map[string]int, len(qs))
 	for i, n := range qs {
-		out[i] = h.row(n, names)
+		out[i] = h.row(n)
+		index[n.Name] = i
 	}
-	for _, n := range qs {
-		if dlq := n.Q.Attributes().DeadLetterQueue; dlq != nil {
-			for i := range out {
-				if out[i].Name == names[dlq] {
-					out[i].Sources = append(out[i].Sources, link{n.Name, query("queue", "q", n.Name)})
-				}
+	for i, n := range qs {
+		if r := out[i]; r.DLQLink != "" {
+			if j, ok := index[r.DLQ]; ok {
+				out[j].Sources = append(out[j].Sources, link{n.Name, query("queue", "q", n.Name)})
 			}
 		}
 	}
 	return out
 }
 
-// row returns a queue's row, without its sources; names are the console's names of the queues.
-func (h *Handler) row(n named, names map[*fifoq.Queue]string) queueRow {
+// row returns a queue's row, without its sources.
+func (h *Handler) row(n named) queueRow {
 	m := n.Q.Metrics()
 	s := h.rate(n.Q, m)
-	a := n.Q.Attributes()
+	set := h.b.settings(n)
 	r := queueRow{
 		Name: n.Name, Link: query("queue", "q", n.Name), FIFO: n.Q.FIFO(),
 		Visible: m.Visible, InFlight: m.InFlight, Delayed: m.Delayed,
 		Oldest: age(m.OldestAge), Send: "–", Receive: "–", Delete: "–",
-		MaxReceiveCount: a.MaxReceiveCount,
+		MaxReceiveCount: set.maxReceiveCount,
 	}
 	if s.rated {
 		r.Send, r.Receive, r.Delete = perSecond(s.send), perSecond(s.receive), perSecond(s.dele)
 	}
-	if a.DeadLetterQueue != nil {
-		r.DLQ = names[a.DeadLetterQueue]
-		if r.DLQ == "" {
-			r.DLQ = a.DeadLetterQueue.Name() + " (not in this console)"
-		} else {
+	if set.dlq != "" {
+		r.DLQ = set.dlq
+		if set.dlqShown {
 			r.DLQLink = query("queue", "q", r.DLQ)
+		} else {
+			r.DLQ += " (not in this console)"
 		}
 	}
-	if ts := n.Q.MoveTasks(); len(ts) > 0 {
+	if ts := h.b.moveTasks(n); len(ts) > 0 {
 		r.Task = taskSummary(ts[0])
 	}
 	return r
@@ -332,10 +328,6 @@ func (h *Handler) queuePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	qs := h.list()
-	names := make(map[*fifoq.Queue]string, len(qs))
-	for _, x := range qs {
-		names[x.Q] = x.Name
-	}
 	v := queueView{
 		basePage: h.base(w, r, n.Name),
 		State:    qv.Get("state"), Group: group, N: size, Paged: qv.Get("after") != "",
@@ -358,30 +350,13 @@ func (h *Handler) queuePage(w http.ResponseWriter, r *http.Request) {
 	for _, s := range page {
 		v.Messages = append(v.Messages, viewOf(s, now))
 	}
-	a := n.Q.Attributes()
-	v.Attrs = []string{
-		"visibility timeout " + a.VisibilityTimeout.String(),
-		"delay " + a.Delay.String(),
-		"retention " + a.Retention.String(),
-		fmt.Sprintf("max message size %d bytes", a.MaxMessageSize),
-	}
-	if n.Q.FIFO() {
-		v.Attrs = append(v.Attrs, fmt.Sprintf("content-based deduplication %v", a.ContentBasedDeduplication))
-	}
+	v.Attrs = h.b.settings(n).lines
 	v.IsDLQ = len(v.Sources) > 0
-	for _, t := range n.Q.MoveTasks() {
+	for _, t := range h.b.moveTasks(n) {
 		v.Tasks = append(v.Tasks, taskSummary(t)+", started "+timeOf(t.StartedAt, now).Rel)
 	}
-	if h.owner != nil {
-		v.TaskHandle = h.owner.RunningMoveTask(n.Name)
-		v.CanCancel = v.TaskHandle != ""
-	} else {
-		h.mu.Lock()
-		if t := h.tasks[n.Q]; t != nil && t.Status().State == fifoq.MoveTaskRunning {
-			v.CanCancel = true
-		}
-		h.mu.Unlock()
-	}
+	v.TaskHandle = h.b.runningTask(n)
+	v.CanCancel = v.TaskHandle != ""
 	for _, x := range qs {
 		if x.Q != n.Q && x.Q.FIFO() == n.Q.FIFO() {
 			v.Destinations = append(v.Destinations, x.Name)

@@ -10,15 +10,15 @@ import (
 	"errors"
 	"html/template"
 	"io/fs"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/topic"
 )
 
 //go:embed assets
@@ -27,23 +27,22 @@ var assets embed.FS
 // A Handler is the console: an http.Handler. It is safe for concurrent use. Use New; the zero Handler is
 // not usable.
 type Handler struct {
-	topics      func() map[string]*fifoq.Topic // WithTopics; nil: no topics page
-	publishOpts []fifoq.PublishOption
-	queues      func() map[string]*fifoq.Queue
-	readOnly    bool
-	maxBody     int64
-	mux         *http.ServeMux
-	guard       http.Handler
-	pages       *template.Template
-	owner       MoveTasks // nil: the console runs its redrives itself
-	version     string    // shown in the header of every page; "" for none
+	b        backend
+	plain    *queuesBackend // b, for New; nil for NewCatalog
+	readOnly bool
+	maxBody  int64
+	mux      *http.ServeMux
+	guard    http.Handler
+	pages    *template.Template
+	version  string // shown in the header of every page; "" for none
 
 	// mappings gives the event source mappings of WithMappings; nil: none.
 	mappings func() []MappingView
+	// publishOpts are WithPublishOptions'.
+	publishOpts []topic.PublishOption
 
-	mu    sync.Mutex               // guards the fields below
-	rates map[*fifoq.Queue]*sample // the counters of each queue at the last look, for its rates
-	tasks map[*fifoq.Queue]*fifoq.MoveTask
+	mu    sync.Mutex        // guards the fields below
+	rates map[queue]*sample // the counters of each queue at the last look, for its rates
 }
 
 // An Option configures a [Handler].
@@ -74,11 +73,17 @@ type MoveTasks interface {
 	RunningMoveTask(source string) (handle string)
 }
 
-// WithMoveTasks makes the console start and cancel redrives through m instead of the queues' own
-// StartMoveTask: a redrive it starts is then m's, as one started by m's own API is, and the console cancels
-// the running redrive of any queue, whoever started it. [Handler.Close] leaves m's redrives running. For
-// the queues of an sqsapi server, m is the server.
-func WithMoveTasks(m MoveTasks) Option { return func(h *Handler) { h.owner = m } }
+// WithMoveTasks makes a console made with [New] start and cancel redrives through m instead of the queues'
+// own StartMoveTask: a redrive it starts is then m's, as one started by m's own API is, and the console
+// cancels the running redrive of any queue, whoever started it. [Handler.Close] leaves m's redrives running.
+// A console made with [NewCatalog] runs its redrives through the catalogue.
+func WithMoveTasks(m MoveTasks) Option {
+	return func(h *Handler) {
+		if h.plain != nil {
+			h.plain.owner = m
+		}
+	}
+}
 
 // Queues returns a source of queues for [New] that always gives qs, each under its own name.
 func Queues(qs ...*fifoq.Queue) func() map[string]*fifoq.Queue {
@@ -89,19 +94,37 @@ func Queues(qs ...*fifoq.Queue) func() map[string]*fifoq.Queue {
 	return func() map[string]*fifoq.Queue { return m }
 }
 
-// New returns a console over the queues that queues returns, called at each request (so the set may
-// change), under the names it gives them: [Queues] for a fixed set, or the NamedQueues method of an sqsapi
-// server. Nil queues are skipped.
+// New returns a console over a program's own queues: those that queues returns, called at each request (so
+// the set may change), under the names it gives them ([Queues] for a fixed set). Nil queues are skipped. The
+// console runs the redrives it starts itself, unless [WithMoveTasks] gives their owner.
 func New(queues func() map[string]*fifoq.Queue, opts ...Option) *Handler {
+	b := &queuesBackend{all: queues}
+	return newHandler(b, b, opts)
+}
+
+// NewCatalog returns a console over the queues and topics of cat, the catalogue of a server such as fifoq
+// serve: a queue or topic of the catalogue's default namespace under its name, one of another namespace
+// under account/region/name. Its redrives are the catalogue's, listed and recorded by it; the topics page
+// shows the catalogue's topics and subscriptions.
+func NewCatalog(cat *catalog.Catalog, opts ...Option) *Handler {
+	return newHandler(&catalogBackend{cat: cat}, nil, opts)
+}
+
+func newHandler(b backend, plain *queuesBackend, opts []Option) *Handler {
 	h := &Handler{
-		queues:  queues,
+		b:       b,
+		plain:   plain,
 		maxBody: fifoq.MaxMessageSize + 64<<10, // a largest message, and the form around it
 		mux:     http.NewServeMux(),
-		rates:   make(map[*fifoq.Queue]*sample),
-		tasks:   make(map[*fifoq.Queue]*fifoq.MoveTask),
+		rates:   make(map[queue]*sample),
 	}
 	for _, o := range opts {
 		o(h)
+	}
+	if c, ok := b.(*catalogBackend); ok {
+		c.publishOpts = h.publishOpts
+	} else {
+		plain.publishOpts = h.publishOpts
 	}
 	h.pages = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
 	static, _ := fs.Sub(assets, "assets")
@@ -144,21 +167,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // redrive ends after the batch it has taken). A service calls it before it closes the store of durable
 // queues, as it stops its own move tasks. The console goes on serving; Close is safe to call again. It
 // returns nil (it is an io.Closer).
-func (h *Handler) Close() error {
-	h.mu.Lock()
-	tasks := make([]*fifoq.MoveTask, 0, len(h.tasks))
-	for _, t := range h.tasks {
-		tasks = append(tasks, t)
-	}
-	h.mu.Unlock()
-	for _, t := range tasks {
-		_ = t.Cancel() // ErrMoveTaskNotRunning: it ended already
-	}
-	for _, t := range tasks {
-		_ = t.Wait(context.Background()) // nil: the context never ends
-	}
-	return nil
-}
+func (h *Handler) Close() error { return h.b.close() }
 
 // requestPath returns the path the client asked for, before any prefix was stripped.
 func requestPath(r *http.Request) string {
@@ -177,23 +186,8 @@ func mountPath(r *http.Request) string {
 	return "/"
 }
 
-// named is a queue and its name in the console.
-type named struct {
-	Name string
-	Q    *fifoq.Queue
-}
-
 // list returns the queues, by name.
-func (h *Handler) list() []named {
-	m := h.queues()
-	out := make([]named, 0, len(m))
-	for _, name := range slices.Sorted(maps.Keys(m)) {
-		if m[name] != nil {
-			out = append(out, named{name, m[name]})
-		}
-	}
-	return out
-}
+func (h *Handler) list() []named { return h.b.queues() }
 
 // errUnknownQueue is the error of a request naming no queue of the console.
 var errUnknownQueue = errors.New("unknown queue")
@@ -201,8 +195,8 @@ var errUnknownQueue = errors.New("unknown queue")
 // lookup returns the queue a request names in its q parameter.
 func (h *Handler) lookup(r *http.Request) (named, error) {
 	name := r.URL.Query().Get("q")
-	if q := h.queues()[name]; q != nil {
-		return named{name, q}, nil
+	if n, ok := h.b.lookup(name); ok {
+		return n, nil
 	}
 	if name == "" {
 		return named{}, errors.New("no queue named: the q parameter is missing")
@@ -224,7 +218,7 @@ const minRateWindow = time.Second
 
 // rate returns the send, receive and delete rates of q, a second each, from the change of its counters since
 // an earlier look (false before there are two looks far enough apart).
-func (h *Handler) rate(q *fifoq.Queue, m fifoq.Metrics) (s sample) {
+func (h *Handler) rate(q queue, m fifoq.Metrics) (s sample) {
 	now := q.Clock().Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -249,7 +243,7 @@ func (h *Handler) rate(q *fifoq.Queue, m fifoq.Metrics) (s sample) {
 
 // forget drops what the handler keeps of queues it no longer has.
 func (h *Handler) forget(keep []named) {
-	live := make(map[*fifoq.Queue]bool, len(keep))
+	live := make(map[queue]bool, len(keep))
 	for _, n := range keep {
 		live[n.Q] = true
 	}
@@ -258,11 +252,6 @@ func (h *Handler) forget(keep []named) {
 	for q := range h.rates {
 		if !live[q] {
 			delete(h.rates, q)
-		}
-	}
-	for q := range h.tasks {
-		if !live[q] {
-			delete(h.tasks, q)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-// Package snsapi serves the Amazon SNS API from the topics of a [github.com/fifoq/fifoq.Catalog], so that SNS
+// Package snsapi serves the Amazon SNS API from the topics of a [github.com/fifoq/catalog.Catalog], so that SNS
 // clients (the AWS SDKs, the AWS CLI) publish to fifoq's topics and subscribe fifoq's queues to them.
 //
 // A [Server] speaks SNS's one protocol, the query protocol (a form with Action=<Action>, in a POST body or a

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // Publish and PublishBatch.
@@ -42,12 +43,12 @@ func (c *call) messageAttributes(prefix, member string) (map[string]fifoq.Attrib
 
 // message reads a message's parameters, under prefix ("" for Publish's, "PublishBatchRequestEntries.member.N."
 // for an entry's).
-func (c *call) message(prefix, attrMember string) (fifoq.TopicMessage, error) {
+func (c *call) message(prefix, attrMember string) (topic.Message, error) {
 	attrs, err := c.messageAttributes(prefix+"MessageAttributes", attrMember)
 	if err != nil {
-		return fifoq.TopicMessage{}, err
+		return topic.Message{}, err
 	}
-	m := fifoq.TopicMessage{Message: c.get(prefix + "Message"), Subject: c.get(prefix + "Subject"),
+	m := topic.Message{Message: c.get(prefix + "Message"), Subject: c.get(prefix + "Subject"),
 		MessageStructure: c.get(prefix + "MessageStructure"), GroupID: c.get(prefix + "MessageGroupId"),
 		DeduplicationID: c.get(prefix + "MessageDeduplicationId"), Attributes: attrs}
 	if c.has(prefix+"Subject") && m.Subject == "" {
@@ -60,17 +61,17 @@ func (c *call) message(prefix, attrMember string) (fifoq.TopicMessage, error) {
 // does for a client that reached it at endpoint (such as "http://127.0.0.1:9324"): envelopes that name it
 // (UnsubscribeURL) and, with WithSigningKey, are signed with the server's key and name its certificate
 // there. Command fifoq's console publishes so.
-func (s *Server) PublishOptions(endpoint string) []fifoq.PublishOption {
-	opts := []fifoq.PublishOption{fifoq.WithPublishEndpoint(endpoint)}
+func (s *Server) PublishOptions(endpoint string) []topic.PublishOption {
+	opts := []topic.PublishOption{topic.WithPublishEndpoint(endpoint)}
 	if s.signing != nil {
-		opts = append(opts, fifoq.WithPublishSigner(fifoq.RSASigner{Key: s.signing.key, CertURL: endpoint + s.signing.path}))
+		opts = append(opts, topic.WithPublishSigner(topic.RSASigner{Key: s.signing.key, CertURL: endpoint + s.signing.path}))
 	}
 	return opts
 }
 
 // publishOptions returns the options of a publish: envelopes that name the endpoint the request reached, and
 // are signed when the server signs.
-func (s *Server) publishOptions(c *call) []fifoq.PublishOption { return s.PublishOptions(c.endpoint()) }
+func (s *Server) publishOptions(c *call) []topic.PublishOption { return s.PublishOptions(c.endpoint()) }
 
 func publish(s *Server, c *call) (*xmlOut, error) {
 	param := "TopicArn"
@@ -94,7 +95,7 @@ func publish(s *Server, c *call) (*xmlOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.Topic.Publish(c.r.Context(), m, s.publishOptions(c)...)
+	res, err := t.Publish(c.r.Context(), m, s.publishOptions(c)...)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func publishBatch(s *Server, c *call) (*xmlOut, error) {
 		return nil, err
 	}
 	var ids []string
-	var ms []fifoq.TopicMessage
+	var ms []topic.Message
 	for i := 1; ; i++ {
 		p := "PublishBatchRequestEntries.member." + strconv.Itoa(i) + "."
 		if !c.has(p+"Id") && !c.has(p+"Message") {
@@ -154,12 +155,12 @@ func publishBatch(s *Server, c *call) (*xmlOut, error) {
 	// SNS refuses the whole request for an entry that breaks a rule of the message (recorded from AWS:
 	// ParameterValueInvalid for an attribute, InvalidParameter for a message structure); fifoq.PublishBatch
 	// reports them by entry, so they are turned back into the request's error.
-	results, err := t.Topic.PublishBatch(c.r.Context(), ms, s.publishOptions(c)...)
+	results, err := t.PublishBatch(c.r.Context(), ms, s.publishOptions(c)...)
 	var be *fifoq.BatchError
 	if errors.As(err, &be) {
 		failed := make(map[int]error)
 		for _, e := range be.Entries {
-			if !errors.Is(e.Err, fifoq.ErrTopicNotFound) {
+			if !errors.Is(e.Err, topic.ErrNotFound) {
 				return nil, e.Err
 			}
 			failed[e.Index] = e.Err
@@ -172,7 +173,7 @@ func publishBatch(s *Server, c *call) (*xmlOut, error) {
 	return batchOut(ids, results, nil), nil
 }
 
-func batchOut(ids []string, results []fifoq.PublishResult, failed map[int]error) *xmlOut {
+func batchOut(ids []string, results []topic.PublishResult, failed map[int]error) *xmlOut {
 	var x xmlOut
 	x.open("Successful", "")
 	for i, r := range results {

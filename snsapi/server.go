@@ -15,7 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/internal/sigv4"
 )
 
@@ -25,11 +25,11 @@ const xmlNamespace = "http://sns.amazonaws.com/doc/2010-03-31/"
 // maxRequestBytes bounds a request's body: a PublishBatch of 256 KiB, form-encoded, fits several times.
 const maxRequestBytes = 4 << 20
 
-// A Server serves the Amazon SNS API (the query protocol) from the topics of a fifoq.Catalog, delivering to
+// A Server serves the Amazon SNS API (the query protocol) from the topics of a catalog.Catalog, delivering to
 // the catalogue's queues. It is an http.Handler, safe for concurrent use. Create one with NewServer; the
 // zero Server is not usable.
 type Server struct {
-	cat     *fifoq.Catalog
+	cat     *catalog.Catalog
 	region  string
 	account string
 	log     *slog.Logger
@@ -96,7 +96,7 @@ func WithSigningKey(key *rsa.PrivateKey, certPEM []byte) Option {
 
 // NewServer returns a server of the SNS API over the topics of cat, which it creates, changes and deletes
 // there (in cat's store, for a durable catalogue).
-func NewServer(cat *fifoq.Catalog, opts ...Option) *Server {
+func NewServer(cat *catalog.Catalog, opts ...Option) *Server {
 	c := config{region: "us-east-1", account: "000000000000"}
 	for _, o := range opts {
 		o(&c)
@@ -108,7 +108,7 @@ func NewServer(cat *fifoq.Catalog, opts ...Option) *Server {
 }
 
 // Catalog returns the catalogue the server serves its topics from.
-func (s *Server) Catalog() *fifoq.Catalog { return s.cat }
+func (s *Server) Catalog() *catalog.Catalog { return s.cat }
 
 // SigningCertPath returns the path of the signing certificate on the server's endpoint, "" without
 // WithSigningKey.
@@ -125,7 +125,7 @@ type call struct {
 	r      *http.Request
 	form   url.Values
 	action string
-	ns     fifoq.Namespace
+	ns     catalog.Namespace
 	id     string // the request id
 }
 
@@ -185,7 +185,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.form = form
 	c.action = form.Get("Action")
 	account, region := sigv4.Namespace(r, s.account, s.region)
-	c.ns = fifoq.Namespace{Account: account, Region: region}
+	c.ns = catalog.Namespace{Account: account, Region: region}
 	h, ok := actions[c.action]
 	switch {
 	case c.action == "":

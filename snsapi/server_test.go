@@ -178,7 +178,7 @@ func TestPublishFansOutSigned(t *testing.T) {
 		require.Equal(t, []string{"about news", "about sports"}, raw)
 		filtered := e.receive("filtered")
 		require.Len(t, filtered, 1)
-		env, err := fifoq.ParseEnvelope(filtered[0])
+		env, err := topic.ParseEnvelope(filtered[0])
 		require.NoError(t, err)
 		require.Equal(t, "about sports", env.Message)
 		require.Equal(t, version, env.SignatureVersion)

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // Subscriptions: the sqs protocol, to the catalogue's queues by ARN.
@@ -16,16 +17,16 @@ var protocols = map[string]bool{"http": true, "https": true, "email": true, "ema
 	"sqs": true, "application": true, "lambda": true, "firehose": true}
 
 // queueOfARN returns the queue an SQS ARN names.
-func queueOfARN(arn string) (fifoq.QueueKey, bool) {
+func queueOfARN(arn string) (catalog.QueueKey, bool) {
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[3] == "" || parts[4] == "" || parts[5] == "" ||
 		strings.Contains(parts[5], ":") || strings.Contains(parts[5], "/") {
-		return fifoq.QueueKey{}, false
+		return catalog.QueueKey{}, false
 	}
-	return fifoq.QueueKey{Namespace: fifoq.Namespace{Account: parts[4], Region: parts[3]}, Name: parts[5]}, true
+	return catalog.QueueKey{Namespace: catalog.Namespace{Account: parts[4], Region: parts[3]}, Name: parts[5]}, true
 }
 
-func queueARN(k fifoq.QueueKey) string {
+func queueARN(k catalog.QueueKey) string {
 	return "arn:" + partition(k.Namespace.Region) + ":sqs:" + k.Namespace.Region + ":" + k.Namespace.Account + ":" + k.Name
 }
 
@@ -35,7 +36,7 @@ var storedSubscriptionAttributes = map[string]bool{"DeliveryPolicy": true, "Subs
 
 // setSubscriptionAttribute sets the attribute name of d to value; the error says what SNS says, which a
 // Subscribe prefixes with "Attributes Reason: ".
-func setSubscriptionAttribute(d *fifoq.SubscriptionDefinition, name, value string) (reason string, err *apiError) {
+func setSubscriptionAttribute(d *catalog.SubscriptionDefinition, name, value string) (reason string, err *apiError) {
 	switch {
 	case name == "RawMessageDelivery":
 		switch strings.ToLower(value) {
@@ -49,7 +50,7 @@ func setSubscriptionAttribute(d *fifoq.SubscriptionDefinition, name, value strin
 	case name == "FilterPolicy":
 		d.FilterPolicy = value
 	case name == "FilterPolicyScope":
-		d.FilterPolicyScope = fifoq.FilterPolicyScope(value)
+		d.FilterPolicyScope = topic.FilterPolicyScope(value)
 	case name == "RedrivePolicy":
 		if value == "" {
 			d.DeadLetterQueue = nil
@@ -100,7 +101,7 @@ func subscribe(s *Server, c *call) (*xmlOut, error) {
 	if !ok {
 		return nil, invalidParameter("SQS endpoint ARN", "")
 	}
-	d := fifoq.SubscriptionDefinition{Queue: q, Owner: c.ns.Account}
+	d := catalog.SubscriptionDefinition{Queue: q, Owner: c.ns.Account}
 	attrs := c.entries("Attributes")
 	for _, n := range sortedKeys(attrs) {
 		reason, aerr := setSubscriptionAttribute(&d, n, attrs[n])
@@ -111,7 +112,7 @@ func subscribe(s *Server, c *call) (*xmlOut, error) {
 			return nil, invalidParameter("Attributes", reason)
 		}
 	}
-	sub, err := s.cat.Subscribe(c.r.Context(), t.Namespace, t.Name, d)
+	sub, err := s.cat.Subscribe(c.r.Context(), t.Namespace(), t.Name(), d)
 	if err != nil {
 		return nil, err
 	}
@@ -121,19 +122,19 @@ func subscribe(s *Server, c *call) (*xmlOut, error) {
 }
 
 // subscriptionOf returns the subscription a SubscriptionArn parameter names.
-func (s *Server) subscriptionOf(c *call) (fifoq.CatalogSubscription, error) {
+func (s *Server) subscriptionOf(c *call) (catalog.Subscription, error) {
 	arn := c.get("SubscriptionArn")
 	svc, ns, resource, err := parseARN("SubscriptionArn", arn)
 	if err != nil {
-		return fifoq.CatalogSubscription{}, err
+		return catalog.Subscription{}, err
 	}
 	_, id, ok := strings.Cut(resource, ":")
 	if svc != "sns" || !ok || !isUUID(id) || ns.Region != c.ns.Region {
-		return fifoq.CatalogSubscription{}, invalidParameter("SubscriptionId", "")
+		return catalog.Subscription{}, invalidParameter("SubscriptionId", "")
 	}
 	sub, ok := s.cat.Subscription(arn)
 	if !ok {
-		return fifoq.CatalogSubscription{}, newError("NotFound", "Subscription does not exist")
+		return catalog.Subscription{}, newError("NotFound", "Subscription does not exist")
 	}
 	return sub, nil
 }
@@ -184,7 +185,7 @@ func confirmSubscription(s *Server, c *call) (*xmlOut, error) {
 }
 
 // subscriptionsOut writes a list of subscriptions and its next token.
-func subscriptionsOut(subs []fifoq.CatalogSubscription, next string) *xmlOut {
+func subscriptionsOut(subs []catalog.Subscription, next string) *xmlOut {
 	var x xmlOut
 	x.open("Subscriptions", "")
 	for _, sub := range subs {
@@ -193,7 +194,7 @@ func subscriptionsOut(subs []fifoq.CatalogSubscription, next string) *xmlOut {
 		x.elem("Endpoint", queueARN(sub.Definition.Queue))
 		x.elem("Protocol", "sqs")
 		x.elem("SubscriptionArn", sub.ARN)
-		x.elem("TopicArn", sub.Topic.Topic.ARN())
+		x.elem("TopicArn", sub.Topic.ARN())
 		x.close("member")
 	}
 	x.close("Subscriptions")
@@ -204,9 +205,9 @@ func subscriptionsOut(subs []fifoq.CatalogSubscription, next string) *xmlOut {
 }
 
 func listSubscriptions(s *Server, c *call) (*xmlOut, error) {
-	var all []fifoq.CatalogSubscription
+	var all []catalog.Subscription
 	for _, t := range s.cat.ListTopics(c.ns) {
-		subs, _ := s.cat.TopicSubscriptions(t.Namespace, t.Name)
+		subs, _ := s.cat.TopicSubscriptions(t.Namespace(), t.Name())
 		all = append(all, subs...)
 	}
 	subs, next, err := page(c, all)
@@ -221,7 +222,7 @@ func listSubscriptionsByTopic(s *Server, c *call) (*xmlOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, _ := s.cat.TopicSubscriptions(t.Namespace, t.Name)
+	all, _ := s.cat.TopicSubscriptions(t.Namespace(), t.Name())
 	subs, next, err := page(c, all)
 	if err != nil {
 		return nil, err
@@ -238,7 +239,7 @@ func getSubscriptionAttributes(s *Server, c *call) (*xmlOut, error) {
 	attrs := map[string]string{
 		"ConfirmationWasAuthenticated": "true", "Endpoint": queueARN(d.Queue), "Owner": d.Owner,
 		"PendingConfirmation": "false", "Protocol": "sqs", "RawMessageDelivery": strconv.FormatBool(d.RawMessageDelivery),
-		"SubscriptionArn": sub.ARN, "TopicArn": sub.Topic.Topic.ARN(),
+		"SubscriptionArn": sub.ARN, "TopicArn": sub.Topic.ARN(),
 		"SubscriptionPrincipal": "arn:aws:iam::" + d.Owner + ":user/fifoq",
 	}
 	if d.FilterPolicy != "" {
@@ -261,7 +262,7 @@ func setSubscriptionAttributes(s *Server, c *call) (*xmlOut, error) {
 		return nil, validationError("attributeName")
 	}
 	name, value := c.get("AttributeName"), c.get("AttributeValue")
-	return nil, s.cat.UpdateSubscription(c.r.Context(), sub.ARN, func(d *fifoq.SubscriptionDefinition) error {
+	return nil, s.cat.UpdateSubscription(c.r.Context(), sub.ARN, func(d *catalog.SubscriptionDefinition) error {
 		reason, aerr := setSubscriptionAttribute(d, name, value)
 		if aerr != nil {
 			return aerr

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // A handler runs one action; a nil output is an action with no result element, an empty one an empty
@@ -48,7 +48,7 @@ func partition(region string) string {
 
 // parseARN splits an ARN (arn:partition:service:region:account:resource) as SNS checks it, param naming the
 // parameter in the error.
-func parseARN(param, arn string) (service string, ns fifoq.Namespace, resource string, err error) {
+func parseARN(param, arn string) (service string, ns catalog.Namespace, resource string, err error) {
 	if arn == "" {
 		return "", ns, "", invalidParameter(param, "no value for required parameter")
 	}
@@ -56,22 +56,22 @@ func parseARN(param, arn string) (service string, ns fifoq.Namespace, resource s
 	if n := strings.Count(arn, ":") + 1; len(parts) < 6 {
 		return "", ns, "", invalidParameter(param, "An ARN must have at least 6 elements, not "+strconv.Itoa(n))
 	}
-	return parts[2], fifoq.Namespace{Account: parts[4], Region: parts[3]}, parts[5], nil
+	return parts[2], catalog.Namespace{Account: parts[4], Region: parts[3]}, parts[5], nil
 }
 
 // topicOf returns the topic a TopicArn parameter names: an SNS ARN in the request's region (another region's
 // is "Invalid parameter: TopicArn", as SNS answers), of any account; ErrTopicNotFound when there is none.
-func (s *Server) topicOf(c *call, param string) (fifoq.CatalogTopic, error) {
+func (s *Server) topicOf(c *call, param string) (catalog.Topic, error) {
 	svc, ns, name, err := parseARN(param, c.get(param))
 	if err != nil {
-		return fifoq.CatalogTopic{}, err
+		return catalog.Topic{}, err
 	}
 	if svc != "sns" || ns.Region != c.ns.Region || strings.Contains(name, ":") {
-		return fifoq.CatalogTopic{}, invalidParameter(param, "")
+		return catalog.Topic{}, invalidParameter(param, "")
 	}
 	t, ok := s.cat.Topic(ns, name)
 	if !ok {
-		return fifoq.CatalogTopic{}, newError("NotFound", "Topic does not exist")
+		return catalog.Topic{}, newError("NotFound", "Topic does not exist")
 	}
 	return t, nil
 }
@@ -135,7 +135,7 @@ func isFeedbackAttribute(name string) bool {
 }
 
 // setTopicAttribute sets the attribute name of d to value, as SetTopicAttributes and CreateTopic do.
-func setTopicAttribute(d *fifoq.TopicDefinition, fifo bool, name, value string) error {
+func setTopicAttribute(d *catalog.TopicDefinition, fifo bool, name, value string) error {
 	switch {
 	case name == "ContentBasedDeduplication":
 		b, err := strconv.ParseBool(value)
@@ -190,7 +190,7 @@ func createTopic(s *Server, c *call) (*xmlOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := fifoq.TopicDefinition{Tags: tags}
+	def := catalog.TopicDefinition{Tags: tags}
 	if p := c.get("DataProtectionPolicy"); p != "" {
 		attrs["DataProtectionPolicy"] = p
 	}
@@ -216,7 +216,7 @@ func deleteTopic(s *Server, c *call) (*xmlOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.cat.DeleteTopic(c.r.Context(), t.Namespace, t.Name)
+	return nil, s.cat.DeleteTopic(c.r.Context(), t.Namespace(), t.Name())
 }
 
 // pageSize is the most items a List action returns at once, as SNS returns.
@@ -250,7 +250,7 @@ func listTopics(s *Server, c *call) (*xmlOut, error) {
 	x.open("Topics", "")
 	for _, t := range topics {
 		x.open("member", "")
-		x.elem("TopicArn", t.Topic.ARN())
+		x.elem("TopicArn", t.ARN())
 		x.close("member")
 	}
 	x.close("Topics")
@@ -261,12 +261,12 @@ func listTopics(s *Server, c *call) (*xmlOut, error) {
 }
 
 // defaultTopicPolicy is the policy SNS gives a topic that has none.
-func defaultTopicPolicy(t fifoq.CatalogTopic) string {
-	arn := t.Topic.ARN()
+func defaultTopicPolicy(t catalog.Topic) string {
+	arn := t.ARN()
 	return `{"Version":"2008-10-17","Id":"__default_policy_ID","Statement":[{"Sid":"__default_statement_ID",` +
 		`"Effect":"Allow","Principal":{"AWS":"*"},"Action":["SNS:GetTopicAttributes","SNS:SetTopicAttributes",` +
 		`"SNS:AddPermission","SNS:RemovePermission","SNS:DeleteTopic","SNS:Subscribe","SNS:ListSubscriptionsByTopic",` +
-		`"SNS:Publish"],"Resource":"` + arn + `","Condition":{"StringEquals":{"AWS:SourceOwner":"` + t.Namespace.Account + `"}}}]}`
+		`"SNS:Publish"],"Resource":"` + arn + `","Condition":{"StringEquals":{"AWS:SourceOwner":"` + t.Namespace().Account + `"}}}]}`
 }
 
 // effectiveDeliveryPolicy is SNS's default EffectiveDeliveryPolicy, with the topic's DeliveryPolicy's http
@@ -313,13 +313,13 @@ func getTopicAttributes(s *Server, c *call) (*xmlOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, ok := s.cat.TopicDefinition(t.Namespace, t.Name)
+	d, ok := s.cat.TopicDefinition(t.Namespace(), t.Name())
 	if !ok {
 		return nil, newError("NotFound", "Topic does not exist")
 	}
-	subs, _ := s.cat.TopicSubscriptions(t.Namespace, t.Name)
+	subs, _ := s.cat.TopicSubscriptions(t.Namespace(), t.Name())
 	attrs := map[string]string{
-		"TopicArn": t.Topic.ARN(), "Owner": t.Namespace.Account, "DisplayName": "",
+		"TopicArn": t.ARN(), "Owner": t.Namespace().Account, "DisplayName": "",
 		"Policy": defaultTopicPolicy(t), "SubscriptionsConfirmed": strconv.Itoa(len(subs)),
 		"SubscriptionsPending": "0", "SubscriptionsDeleted": "0",
 		"EffectiveDeliveryPolicy": effectiveDeliveryPolicy(d.Stored["DeliveryPolicy"]),
@@ -328,7 +328,7 @@ func getTopicAttributes(s *Server, c *call) (*xmlOut, error) {
 	if d.SignatureVersion != "" {
 		attrs["SignatureVersion"] = d.SignatureVersion
 	}
-	if t.Topic.FIFO() {
+	if t.FIFO() {
 		attrs["FifoTopic"] = "true"
 		attrs["ContentBasedDeduplication"] = strconv.FormatBool(d.ContentBasedDeduplication)
 	}
@@ -358,8 +358,8 @@ func setTopicAttributes(s *Server, c *call) (*xmlOut, error) {
 		return nil, validationError("attributeName")
 	}
 	name, value := c.get("AttributeName"), c.get("AttributeValue")
-	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace, t.Name, func(d *fifoq.TopicDefinition) error {
-		return setTopicAttribute(d, t.Topic.FIFO(), name, value)
+	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace(), t.Name(), func(d *catalog.TopicDefinition) error {
+		return setTopicAttribute(d, t.FIFO(), name, value)
 	})
 }
 
@@ -386,7 +386,7 @@ func addPermission(s *Server, c *call) (*xmlOut, error) {
 			return nil, invalidParameter("Policy statement action out of service scope!", "")
 		}
 	}
-	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace, t.Name, func(d *fifoq.TopicDefinition) error {
+	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace(), t.Name(), func(d *catalog.TopicDefinition) error {
 		doc, statements, err := readPolicy(t, d)
 		if err != nil {
 			return err
@@ -405,7 +405,7 @@ func addPermission(s *Server, c *call) (*xmlOut, error) {
 			actions[i] = "SNS:" + a
 		}
 		doc["Statement"] = append(statements, map[string]any{"Sid": label, "Effect": "Allow",
-			"Principal": map[string]any{"AWS": oneOrMany(principals)}, "Action": oneOrMany(actions), "Resource": t.Topic.ARN()})
+			"Principal": map[string]any{"AWS": oneOrMany(principals)}, "Action": oneOrMany(actions), "Resource": t.ARN()})
 		return storePolicy(d, doc)
 	})
 }
@@ -419,7 +419,7 @@ func removePermission(s *Server, c *call) (*xmlOut, error) {
 	if label == "" {
 		return nil, validationError("label")
 	}
-	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace, t.Name, func(d *fifoq.TopicDefinition) error {
+	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace(), t.Name(), func(d *catalog.TopicDefinition) error {
 		doc, statements, err := readPolicy(t, d)
 		if err != nil {
 			return err
@@ -434,7 +434,7 @@ func removePermission(s *Server, c *call) (*xmlOut, error) {
 }
 
 // readPolicy returns the topic's policy, SNS's default when it has none, and its statements.
-func readPolicy(t fifoq.CatalogTopic, d *fifoq.TopicDefinition) (map[string]any, []any, error) {
+func readPolicy(t catalog.Topic, d *catalog.TopicDefinition) (map[string]any, []any, error) {
 	raw := d.Stored["Policy"]
 	if raw == "" {
 		raw = defaultTopicPolicy(t)
@@ -447,7 +447,7 @@ func readPolicy(t fifoq.CatalogTopic, d *fifoq.TopicDefinition) (map[string]any,
 	return doc, statements, nil
 }
 
-func storePolicy(d *fifoq.TopicDefinition, doc map[string]any) error {
+func storePolicy(d *catalog.TopicDefinition, doc map[string]any) error {
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return errInternal
@@ -467,14 +467,14 @@ func oneOrMany(items []string) any {
 }
 
 // resourceTopic returns the topic a ResourceArn names: ResourceNotFound when there is none.
-func (s *Server) resourceTopic(c *call) (fifoq.CatalogTopic, error) {
+func (s *Server) resourceTopic(c *call) (catalog.Topic, error) {
 	svc, ns, name, err := parseARN("ResourceArn", c.get("ResourceArn"))
 	if err != nil {
-		return fifoq.CatalogTopic{}, err
+		return catalog.Topic{}, err
 	}
 	t, ok := s.cat.Topic(ns, name)
 	if svc != "sns" || ns.Region != c.ns.Region || !ok {
-		return fifoq.CatalogTopic{}, newError("ResourceNotFound", "Resource does not exist")
+		return catalog.Topic{}, newError("ResourceNotFound", "Resource does not exist")
 	}
 	return t, nil
 }
@@ -488,7 +488,7 @@ func tagResource(s *Server, c *call) (*xmlOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &xmlOut{}, s.cat.UpdateTopic(c.r.Context(), t.Namespace, t.Name, func(d *fifoq.TopicDefinition) error {
+	return &xmlOut{}, s.cat.UpdateTopic(c.r.Context(), t.Namespace(), t.Name(), func(d *catalog.TopicDefinition) error {
 		if d.Tags == nil {
 			d.Tags = make(map[string]string)
 		}
@@ -503,7 +503,7 @@ func untagResource(s *Server, c *call) (*xmlOut, error) {
 		return nil, err
 	}
 	keys := c.members("TagKeys")
-	return &xmlOut{}, s.cat.UpdateTopic(c.r.Context(), t.Namespace, t.Name, func(d *fifoq.TopicDefinition) error {
+	return &xmlOut{}, s.cat.UpdateTopic(c.r.Context(), t.Namespace(), t.Name(), func(d *catalog.TopicDefinition) error {
 		for _, k := range keys {
 			delete(d.Tags, k)
 		}
@@ -516,7 +516,7 @@ func listTagsForResource(s *Server, c *call) (*xmlOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, _ := s.cat.TopicDefinition(t.Namespace, t.Name)
+	d, _ := s.cat.TopicDefinition(t.Namespace(), t.Name())
 	var x xmlOut
 	x.open("Tags", "")
 	for _, k := range slices.Sorted(maps.Keys(d.Tags)) {

@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
-// The queue attributes: decoded into a fifoq.Definition and the fifoq.Fields they set, and shown from one.
-// The rules of the attributes are the catalogue's (fifoq.Definition.Check, fifoq.Catalog): this file checks
+// The queue attributes: decoded into a catalog.Definition and the catalog.Fields they set, and shown from one.
+// The rules of the attributes are the catalogue's (catalog.Definition.Check, catalog.Catalog): this file checks
 // what the wire spells (numbers, booleans, JSON documents, ARNs), calling the catalogue's checks as it reads
 // each attribute, so that the first bad one is refused in the order SQS refuses it.
 
@@ -29,20 +30,20 @@ var attributeOrder = []string{
 }
 
 // durationFields are the settings that the attributes in seconds set.
-var durationFields = map[string]fifoq.Fields{
-	"VisibilityTimeout":             fifoq.FieldVisibilityTimeout,
-	"DelaySeconds":                  fifoq.FieldDelay,
-	"MessageRetentionPeriod":        fifoq.FieldRetention,
-	"ReceiveMessageWaitTimeSeconds": fifoq.FieldReceiveWaitTime,
+var durationFields = map[string]catalog.Fields{
+	"VisibilityTimeout":             catalog.FieldVisibilityTimeout,
+	"DelaySeconds":                  catalog.FieldDelay,
+	"MessageRetentionPeriod":        catalog.FieldRetention,
+	"ReceiveMessageWaitTimeSeconds": catalog.FieldReceiveWaitTime,
 }
 
 // An attrSet is a parsed, validated set of attribute changes (CreateQueue, SetQueueAttributes): the
 // settings they give, for the catalogue.
 type attrSet struct {
-	raw     map[string]string // as given, for error texts
-	def     fifoq.Definition  // the settings given
-	fields  fifoq.Fields      // which
-	sources []string          // the ARNs of the RedriveAllowPolicy's sources, for checkSources
+	raw     map[string]string  // as given, for error texts
+	def     catalog.Definition // the settings given
+	fields  catalog.Fields     // which
+	sources []string           // the ARNs of the RedriveAllowPolicy's sources, for checkSources
 }
 
 func badAttribute(name string) *apiError {
@@ -76,7 +77,7 @@ func checkCreateType(name string, fifo bool, attrs map[string]string) *apiError 
 
 // parseAttributes validates attribute changes for a queue of ns, FIFO or not. A RedrivePolicy must name a
 // queue of ns that the server holds. Nothing is changed.
-func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Namespace) (*attrSet, *apiError) {
+func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns catalog.Namespace) (*attrSet, *apiError) {
 	set := &attrSet{raw: attrs}
 	d := &set.def
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
@@ -89,13 +90,13 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Na
 			}
 			f := durationFields[name]
 			switch dur := secondsOf(n); f {
-			case fifoq.FieldVisibilityTimeout:
+			case catalog.FieldVisibilityTimeout:
 				d.VisibilityTimeout = dur
-			case fifoq.FieldDelay:
+			case catalog.FieldDelay:
 				d.Delay = dur
-			case fifoq.FieldRetention:
+			case catalog.FieldRetention:
 				d.Retention = dur
-			case fifoq.FieldReceiveWaitTime:
+			case catalog.FieldReceiveWaitTime:
 				d.ReceiveWaitTime = dur
 			}
 			if err := set.add(fifo, f); err != nil {
@@ -107,7 +108,7 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Na
 				return nil, badAttribute(name)
 			}
 			d.MaxMessageSize = n
-			if err := set.add(fifo, fifoq.FieldMaxMessageSize); err != nil {
+			if err := set.add(fifo, catalog.FieldMaxMessageSize); err != nil {
 				return nil, err
 			}
 		case "FifoQueue":
@@ -126,7 +127,7 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Na
 				return nil, badAttribute(name)
 			}
 			d.ContentBasedDeduplication = b
-			set.fields |= fifoq.FieldContentBasedDeduplication
+			set.fields |= catalog.FieldContentBasedDeduplication
 		case "DeduplicationScope":
 			if !fifo {
 				return nil, newError(codeInvalidAttributeName, "You can specify the DeduplicationScope only when FifoQueue is set to true.")
@@ -136,22 +137,22 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Na
 				return nil, badAttribute(name)
 			}
 			d.DeduplicationScope = scope
-			set.fields |= fifoq.FieldDeduplicationScope
+			set.fields |= catalog.FieldDeduplicationScope
 		case "FifoThroughputLimit":
 			if !fifo {
 				return nil, newError(codeInvalidAttributeName, "You can specify the FifoThroughputLimit only when FifoQueue is set to true.")
 			}
 			switch v {
-			case fifoq.ThroughputPerQueue.String():
-				d.ThroughputLimit = fifoq.ThroughputPerQueue
-			case fifoq.ThroughputPerMessageGroupID.String():
-				d.ThroughputLimit = fifoq.ThroughputPerMessageGroupID
+			case catalog.ThroughputPerQueue.String():
+				d.ThroughputLimit = catalog.ThroughputPerQueue
+			case catalog.ThroughputPerMessageGroupID.String():
+				d.ThroughputLimit = catalog.ThroughputPerMessageGroupID
 			default:
 				return nil, badAttribute(name)
 			}
-			set.fields |= fifoq.FieldThroughputLimit
+			set.fields |= catalog.FieldThroughputLimit
 		case "RedrivePolicy":
-			set.fields |= fifoq.FieldRedrivePolicy
+			set.fields |= catalog.FieldRedrivePolicy
 			if v == "" {
 				continue
 			}
@@ -162,9 +163,9 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Na
 			if _, ok := s.cat.Queue(dlqNS, dlq); !ok || dlqNS != ns { // a dead-letter queue is of its sources' namespace
 				return nil, invalidValue(v, "RedrivePolicy", "Dead-letter target does not exist.")
 			}
-			d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: dlq, MaxReceiveCount: count}
+			d.RedrivePolicy = catalog.RedrivePolicy{DeadLetterQueue: dlq, MaxReceiveCount: count}
 		case "RedriveAllowPolicy":
-			set.fields |= fifoq.FieldRedriveAllowPolicy
+			set.fields |= catalog.FieldRedriveAllowPolicy
 			if v == "" {
 				continue
 			}
@@ -179,32 +180,32 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns fifoq.Na
 				return nil, badAttribute(name)
 			}
 			d.KMSDataKeyReusePeriod = time.Duration(n) * time.Second
-			set.fields |= fifoq.FieldKMSDataKeyReusePeriod
+			set.fields |= catalog.FieldKMSDataKeyReusePeriod
 		case "SqsManagedSseEnabled":
 			b, ok := parseBool(v)
 			if !ok {
 				return nil, badAttribute(name)
 			}
 			d.SQSManagedSSE = b
-			set.fields |= fifoq.FieldSQSManagedSSE
+			set.fields |= catalog.FieldSQSManagedSSE
 		case "Policy":
 			d.Policy = v
-			set.fields |= fifoq.FieldPolicy
+			set.fields |= catalog.FieldPolicy
 		case "KmsMasterKeyId":
 			d.KMSMasterKeyID = v
-			set.fields |= fifoq.FieldKMSMasterKeyID
+			set.fields |= catalog.FieldKMSMasterKeyID
 		default:
 			return nil, unknownAttribute(name)
 		}
 	}
-	if err := d.Check(fifo, set.fields&(fifoq.FieldKMSMasterKeyID|fifoq.FieldSQSManagedSSE)); err != nil {
+	if err := d.Check(fifo, set.fields&(catalog.FieldKMSMasterKeyID|catalog.FieldSQSManagedSSE)); err != nil {
 		return nil, coreError(err) // both kinds of server-side encryption at once
 	}
 	return set, nil
 }
 
 // add adds the setting f, decoded into set.def, and checks it.
-func (set *attrSet) add(fifo bool, f fifoq.Fields) *apiError {
+func (set *attrSet) add(fifo bool, f catalog.Fields) *apiError {
 	set.fields |= f
 	if err := set.def.Check(fifo, f); err != nil {
 		return coreError(err)
@@ -214,10 +215,10 @@ func (set *attrSet) add(fifo bool, f fifoq.Fields) *apiError {
 
 // checkSources refuses a RedriveAllowPolicy of set whose sourceQueueArns name queues outside ns: the
 // sources of a dead-letter queue are in its account and region.
-func (s *Server) checkSources(ns fifoq.Namespace, set *attrSet) *apiError {
+func (s *Server) checkSources(ns catalog.Namespace, set *attrSet) *apiError {
 	for _, a := range set.sources {
-		if srcNS, name, _ := parseARN(a); srcNS != ns {
-			return newError(codeInvalidAttributeValue, "Invalid value for the parameter RedriveAllowPolicy. Reason: Invalid source queue ARN %s.", arn(srcNS, name))
+		if srcNS, name, _ := catalog.ParseQueueARN(a); srcNS != ns {
+			return newError(codeInvalidAttributeValue, "Invalid value for the parameter RedriveAllowPolicy. Reason: Invalid source queue ARN %s.", srcNS.QueueARN(name))
 		}
 	}
 	return nil
@@ -268,19 +269,19 @@ func (set *attrSet) coreError(err error, arn string, fifo bool) *apiError {
 
 // parseRedrivePolicy reads {"deadLetterTargetArn": arn, "maxReceiveCount": n}, n a number or a numeric
 // string: the namespace and name of the dead-letter queue, and n.
-func parseRedrivePolicy(v string) (fifoq.Namespace, string, int, *apiError) {
+func parseRedrivePolicy(v string) (catalog.Namespace, string, int, *apiError) {
 	var p struct {
 		Target *string          `json:"deadLetterTargetArn"`
 		Count  *json.RawMessage `json:"maxReceiveCount"`
 	}
 	if err := json.Unmarshal([]byte(v), &p); err != nil {
-		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy is not a valid JSON map.")
+		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy is not a valid JSON map.")
 	}
 	if p.Target == nil || *p.Target == "" {
-		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: deadLetterTargetArn.")
+		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: deadLetterTargetArn.")
 	}
 	if p.Count == nil || string(*p.Count) == "null" {
-		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: maxReceiveCount.")
+		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Redrive policy does not contain mandatory attribute: maxReceiveCount.")
 	}
 	raw := bytes.TrimSpace(*p.Count)
 	if len(raw) > 0 && raw[0] == '"' {
@@ -291,12 +292,12 @@ func parseRedrivePolicy(v string) (fifoq.Namespace, string, int, *apiError) {
 	}
 	count, ok := parseInt(string(raw), 1, 1000)
 	if !ok {
-		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for maxReceiveCount: "+string(raw)+
+		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for maxReceiveCount: "+string(raw)+
 			", valid values are from 1 to 1000 both inclusive.")
 	}
-	ns, name, ok := parseARN(*p.Target)
+	ns, name, ok := catalog.ParseQueueARN(*p.Target)
 	if !ok {
-		return fifoq.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for deadLetterTargetArn.") // AWS, before any lookup
+		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for deadLetterTargetArn.") // AWS, before any lookup
 	}
 	return ns, name, count, nil
 }
@@ -326,7 +327,7 @@ func parseRedriveAllowPolicy(v string) (*fifoq.RedriveAllowPolicy, []string, *ap
 		return nil, nil, bad("byQueue takes 1 to 10 sourceQueueArns.")
 	}
 	for _, a := range p.Sources {
-		_, name, ok := parseARN(a)
+		_, name, ok := catalog.ParseQueueARN(a)
 		if !ok {
 			return nil, nil, bad("Invalid source queue ARN " + a + ".")
 		}
@@ -337,8 +338,8 @@ func parseRedriveAllowPolicy(v string) (*fifoq.RedriveAllowPolicy, []string, *ap
 
 // value returns the attribute name of the queue q, whose definition is d and counts stats, and false when
 // the queue has no such attribute.
-func value(q fifoq.CatalogQueue, d *fifoq.Definition, stats fifoq.Stats, name string) (string, bool) {
-	fifo := q.Queue.FIFO()
+func value(q catalog.Queue, d *catalog.Definition, stats fifoq.Stats, name string) (string, bool) {
+	fifo := q.FIFO()
 	seconds := func(d time.Duration) string { return itoa(int64(d / time.Second)) }
 	switch name {
 	case "ApproximateNumberOfMessages":
@@ -352,7 +353,7 @@ func value(q fifoq.CatalogQueue, d *fifoq.Definition, stats fifoq.Stats, name st
 	case "LastModifiedTimestamp":
 		return itoa(d.Modified.Unix()), true
 	case "QueueArn":
-		return arnOf(q), true
+		return q.ARN(), true
 	case "VisibilityTimeout":
 		return seconds(d.VisibilityTimeout), true
 	case "DelaySeconds":
@@ -368,7 +369,7 @@ func value(q fifoq.CatalogQueue, d *fifoq.Definition, stats fifoq.Stats, name st
 		if p.DeadLetterQueue == "" {
 			return "", false
 		}
-		b := append([]byte(`{"deadLetterTargetArn":`), appendJSONString(nil, arn(q.Namespace, p.DeadLetterQueue))...)
+		b := append([]byte(`{"deadLetterTargetArn":`), appendJSONString(nil, q.Namespace().QueueARN(p.DeadLetterQueue))...)
 		b = append(b, `,"maxReceiveCount":`...)
 		b = strconv.AppendInt(b, int64(p.MaxReceiveCount), 10)
 		return string(append(b, '}')), true
@@ -384,7 +385,7 @@ func value(q fifoq.CatalogQueue, d *fifoq.Definition, stats fifoq.Stats, name st
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = appendJSONString(b, arn(q.Namespace, src))
+				b = appendJSONString(b, q.Namespace().QueueARN(src))
 			}
 			b = append(b, ']')
 		}

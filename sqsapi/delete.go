@@ -23,7 +23,7 @@ func deleteMessage(s *Server, c *call, in *deleteMessageInput) (output, error) {
 	if in.ReceiptHandle == "" {
 		return nil, missing("ReceiptHandle")
 	}
-	if err := q.Queue.Delete(c.ctx, in.ReceiptHandle); err != nil {
+	if err := q.Delete(c.ctx, in.ReceiptHandle); err != nil {
 		return nil, coreError(err)
 	}
 	return nil, nil
@@ -72,7 +72,7 @@ func deleteMessageBatch(s *Server, c *call, in *deleteMessageBatchInput) (output
 		handles, index = append(handles, e.ReceiptHandle), append(index, i)
 	}
 	if len(handles) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
-		err := q.Queue.DeleteBatch(c.ctx, handles)
+		err := q.DeleteBatch(c.ctx, handles)
 		if err := out.settle(err, index, func(i int) string { return in.Entries[i].Id }); err != nil {
 			return nil, err
 		}

@@ -80,7 +80,7 @@
 //
 // # Queues and their catalogue
 //
-// The server's queues are a [github.com/fifoq/fifoq.Catalog]'s ([Server.Catalog]), whose namespaces are the
+// The server's queues are a [github.com/fifoq/catalog.Catalog]'s ([Server.Catalog]), whose namespaces are the
 // accounts and regions: the catalogue keeps each queue's definition and applies the rules of SQS's control
 // plane (CreateQueue of an existing queue, QueueDeletedRecently, pending redrive policies, move tasks), and the
 // server decodes requests into its calls, spells its queues as URLs and ARNs and its tasks as handles, and
@@ -135,7 +135,7 @@
 // crash interrupted. A record that does not decode makes it fail with fifoq.ErrStoreCorrupt, naming the
 // record, rather than open the store in part. Queues in the store that the server holds no definition of
 // (made with fifoq.New directly) are left alone. The package keeps no records of its own: all of the above is
-// the catalogue's (fifoq.OpenCatalog) and the queues'.
+// the catalogue's (catalog.Open) and the queues'.
 //
 // # Time
 //

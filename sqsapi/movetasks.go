@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // StartMessageMoveTask, CancelMessageMoveTask and ListMessageMoveTasks: dead-letter queue redrives, run and
-// kept by the catalogue (fifoq.Catalog.StartMoveTask). A task's handle is the wire's name of the catalogue's
+// kept by the catalogue (catalog.Catalog.StartMoveTask). A task's handle is the wire's name of the catalogue's
 // task id.
 
 // A taskHandle is a move task handle, decoded: as on SQS, the base64 (standard encoding) of this JSON.
@@ -23,8 +24,8 @@ type taskHandle struct {
 }
 
 // handleOf returns the handle of a task of the catalogue.
-func handleOf(t fifoq.CatalogTask) string {
-	b, _ := json.Marshal(taskHandle{TaskID: t.ID, SourceArn: arn(t.Namespace, t.Source)})
+func handleOf(t catalog.Task) string {
+	b, _ := json.Marshal(taskHandle{TaskID: t.ID, SourceArn: t.Namespace.QueueARN(t.Source)})
 	return base64.StdEncoding.EncodeToString(b)
 }
 
@@ -39,32 +40,32 @@ func parseHandle(h string) (taskHandle, bool) {
 	if json.Unmarshal(b, &th) != nil || th.TaskID == "" {
 		return taskHandle{}, false
 	}
-	_, _, ok := parseARN(th.SourceArn)
+	_, _, ok := catalog.ParseQueueARN(th.SourceArn)
 	return th, ok
 }
 
 // taskOfHandle returns the task a handle names, if the catalogue holds it.
-func (s *Server) taskOfHandle(h string) (fifoq.CatalogTask, bool) {
+func (s *Server) taskOfHandle(h string) (catalog.Task, bool) {
 	th, ok := parseHandle(h)
 	if !ok {
-		return fifoq.CatalogTask{}, false
+		return catalog.Task{}, false
 	}
 	t, ok := s.cat.MoveTask(th.TaskID)
 	return t, ok && handleOf(t) == h
 }
 
 // queueOfParam resolves an ARN parameter of a move task action.
-func (s *Server) queueOfParam(a, param string) (fifoq.CatalogQueue, *apiError) {
+func (s *Server) queueOfParam(a, param string) (catalog.Queue, *apiError) {
 	if a == "" {
-		return fifoq.CatalogQueue{}, missing(param)
+		return catalog.Queue{}, missing(param)
 	}
 	if parts := strings.Split(a, ":"); len(parts) < 6 || parts[0] != "arn" {
-		return fifoq.CatalogQueue{}, newError(codeInvalidParameterValue, "You must use this format to specify the %s: "+
+		return catalog.Queue{}, newError(codeInvalidParameterValue, "You must use this format to specify the %s: "+
 			"arn:<partition>:<service>:<region>:<account-id>:<resource-id>", param)
 	}
 	q, ok := s.queueOfARN(a)
 	if !ok {
-		return fifoq.CatalogQueue{}, notFound(param)
+		return catalog.Queue{}, notFound(param)
 	}
 	return q, nil
 }
@@ -98,12 +99,12 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 	if err != nil {
 		return nil, err
 	}
-	var dest fifoq.CatalogQueue
+	var dest catalog.Queue
 	if in.DestinationArn != "" {
 		if dest, err = s.queueOfParam(in.DestinationArn, "DestinationArn"); err != nil {
 			return nil, err
 		}
-		if dest.Namespace != src.Namespace { // the catalogue moves messages within a namespace
+		if dest.Namespace() != src.Namespace() { // the catalogue moves messages within a namespace
 			return nil, notFound("DestinationArn")
 		}
 	}
@@ -116,27 +117,23 @@ func startMessageMoveTask(s *Server, c *call, in *startMoveTaskInput) (output, e
 		rate = *r
 	}
 	// The task outlives the request, so it does not get the request's context.
-	t, terr := s.cat.StartMoveTask(context.Background(), src.Namespace, src.Name, dest.Name, rate)
+	t, terr := s.cat.StartMoveTask(context.Background(), src.Namespace(), src.Name(), dest.Name(), rate)
 	if terr != nil {
-		var gone *fifoq.SourceDeletedError
+		var gone *catalog.SourceDeletedError
 		switch {
 		case errors.As(terr, &gone):
 			// fifoq would return such a message to the deleted queue, where nobody can reach it.
-			return nil, &refusal{invalidValue(in.SourceArn, "SourceArn", "A message in the queue was moved there from "+
-				arn(src.Namespace, gone.Queue)+", which was deleted since. Move the messages to a DestinationArn."), terr}
-		case errors.Is(terr, fifoq.ErrQueueDoesNotExist): // deleted meanwhile
-			if _, ok := s.cat.Queue(src.Namespace, src.Name); !ok {
+			return nil, invalidValue(in.SourceArn, "SourceArn", "A message in the queue was moved there from "+
+				src.Namespace().QueueARN(gone.Queue)+", which was deleted since. Move the messages to a DestinationArn.")
+		case errors.Is(terr, catalog.ErrQueueDoesNotExist): // deleted meanwhile
+			if _, ok := s.cat.Queue(src.Namespace(), src.Name()); !ok {
 				return nil, notFound("SourceArn")
 			}
 			return nil, notFound("DestinationArn")
-		case errors.Is(terr, fifoq.ErrInvalidMoveTask) && dest.Queue != nil:
-			return nil, &refusal{invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue."), terr}
+		case errors.Is(terr, fifoq.ErrInvalidMoveTask) && in.DestinationArn != "":
+			return nil, invalidValue(in.DestinationArn, "DestinationArn", "The destination queue must be of the same type as the source queue, and not the source queue.")
 		}
-		ae := coreError(terr)
-		if ae.status < 500 {
-			return nil, &refusal{ae, terr} // fifoq's error kept for the Go methods (console.go)
-		}
-		return nil, ae
+		return nil, coreError(terr)
 	}
 	return taskHandleOutput(handleOf(t)), nil
 }
@@ -174,13 +171,13 @@ func cancelMessageMoveTask(s *Server, c *call, in *cancelMoveTaskInput) (output,
 	t, err := s.cat.CancelMoveTask(c.ctx, t.ID)
 	switch {
 	case errors.Is(err, fifoq.ErrMoveTaskNotRunning):
-		return nil, &refusal{newError(codeInvalidParameterValue, "Only tasks in status RUNNING can be cancelled."), err}
-	case errors.Is(err, fifoq.ErrMoveTaskNotFound):
+		return nil, newError(codeInvalidParameterValue, "Only tasks in status RUNNING can be cancelled.")
+	case errors.Is(err, catalog.ErrMoveTaskNotFound):
 		return nil, newError(codeResourceNotFound, "Task does not exist.") // its queue was deleted meanwhile
 	case err != nil:
 		return nil, coreError(err)
 	}
-	return movedOutput(t.Task.Status().Moved), nil
+	return movedOutput(t.Status().Moved), nil
 }
 
 type listMoveTasksInput struct {
@@ -198,20 +195,20 @@ func (in *listMoveTasksInput) fromQuery(f *form) error {
 }
 
 // moveTasksOutput is the result of ListMessageMoveTasks.
-type moveTasksOutput struct{ tasks []fifoq.CatalogTask }
+type moveTasksOutput struct{ tasks []catalog.Task }
 
 func (o *moveTasksOutput) encode(e encoder) {
 	e.beginList("Results", "ListMessageMoveTasksResultEntry")
 	for _, t := range o.tasks {
-		st := t.Task.Status()
+		st := t.Status()
 		e.beginItem()
 		if st.State == fifoq.MoveTaskRunning {
 			e.str("TaskHandle", handleOf(t))
 		}
 		e.str("Status", st.State.String())
-		e.str("SourceArn", arn(t.Namespace, t.Source))
+		e.str("SourceArn", t.Namespace.QueueARN(t.Source))
 		if t.Destination != "" {
-			e.str("DestinationArn", arn(t.Namespace, t.Destination))
+			e.str("DestinationArn", t.Namespace.QueueARN(t.Destination))
 		}
 		if st.Rate != 0 { // MaxNumberOfMessagesPerSecond was given
 			e.num("MaxNumberOfMessagesPerSecond", int64(st.Rate))
@@ -239,6 +236,6 @@ func listMessageMoveTasks(s *Server, c *call, in *listMoveTasksInput) (output, e
 		}
 		n = *m
 	}
-	tasks := s.cat.MoveTasks(src.Namespace, src.Name)
+	tasks := s.cat.MoveTasks(src.Namespace(), src.Name())
 	return &moveTasksOutput{tasks: tasks[:min(n, len(tasks))]}, nil
 }

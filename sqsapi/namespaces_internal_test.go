@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
@@ -25,8 +26,8 @@ func TestNsDefaultNamespaceOfStore(t *testing.T) {
 		require.NoError(t, err)
 		return s, st
 	}
-	eu := fifoq.Namespace{Account: "111111111111", Region: "eu-west-1"}
-	us := fifoq.Namespace{Account: "000000000000", Region: "us-east-1"}
+	eu := catalog.Namespace{Account: "111111111111", Region: "eu-west-1"}
+	us := catalog.Namespace{Account: "000000000000", Region: "us-east-1"}
 	s, st := open(WithRegion(eu.Region), WithAccountID(eu.Account))
 	require.Equal(t, eu, s.cat.DefaultNamespace())
 	_, err := s.createQueue(t.Context(), eu, "first", nil, map[string]string{"old": "yes"})

@@ -1,7 +1,7 @@
 package sqsapi
 
 // AddPermission and RemovePermission: the catalogue edits the queue's Policy attribute, as SQS does
-// (fifoq.Catalog.AddPermission), and checks nothing against it: the policy is stored and returned, never
+// (catalog.Catalog.AddPermission), and checks nothing against it: the policy is stored and returned, never
 // enforced.
 
 type addPermissionInput struct {
@@ -22,7 +22,7 @@ func addPermission(s *Server, c *call, in *addPermissionInput) (output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.changed(c, s.cat.AddPermission(c.ctx, q.Namespace, q.Name, in.Label, in.AWSAccountIds, in.Actions))
+	return nil, s.changed(c, s.cat.AddPermission(c.ctx, q.Namespace(), q.Name(), in.Label, in.AWSAccountIds, in.Actions))
 }
 
 type removePermissionInput struct{ QueueUrl, Label string }
@@ -37,5 +37,5 @@ func removePermission(s *Server, c *call, in *removePermissionInput) (output, er
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.changed(c, s.cat.RemovePermission(c.ctx, q.Namespace, q.Name, in.Label))
+	return nil, s.changed(c, s.cat.RemovePermission(c.ctx, q.Namespace(), q.Name(), in.Label))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // The actions on queues: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue, GetQueueAttributes,
@@ -41,7 +42,7 @@ func createQueue(s *Server, c *call, in *createQueueInput) (output, error) {
 	if _, err := s.createQueue(c.ctx, ns, in.QueueName, in.Attributes, in.Tags); err != nil {
 		return nil, err
 	}
-	return queueURLOutput(s.urlOf(c, fifoq.CatalogQueue{Namespace: ns, Name: in.QueueName})), nil
+	return queueURLOutput(s.urlOf(c, ns, in.QueueName)), nil
 }
 
 type getQueueURLInput struct {
@@ -61,7 +62,7 @@ func getQueueURL(s *Server, c *call, in *getQueueURLInput) (output, error) {
 	ns := s.requestNS(c.r)
 	if owner := in.QueueOwnerAWSAccountId; owner != "" {
 		if owner != s.account && !isAccountID(owner) {
-			return nil, s.unknownQueue(c, fifoq.Namespace{Account: owner, Region: ns.Region}, in.QueueName)
+			return nil, s.unknownQueue(c, catalog.Namespace{Account: owner, Region: ns.Region}, in.QueueName)
 		}
 		ns.Account = owner
 	}
@@ -69,7 +70,7 @@ func getQueueURL(s *Server, c *call, in *getQueueURLInput) (output, error) {
 	if !ok {
 		return nil, s.unknownQueue(c, ns, in.QueueName)
 	}
-	return queueURLOutput(s.urlOf(c, q)), nil
+	return queueURLOutput(s.urlOf(c, q.Namespace(), q.Name())), nil
 }
 
 // queueURLsOutput is the result of ListQueues and ListDeadLetterSourceQueues.
@@ -140,7 +141,7 @@ func listQueues(s *Server, c *call, in *listQueuesInput) (output, error) {
 // paginate fills out with the URLs of the queues after NextToken (a queue name, base64-encoded), at most
 // maxResults of them (1..1000), and the token of the next page. Without maxResults it returns up to 1000
 // queues and no token, as SQS does.
-func (s *Server) paginate(c *call, queues []fifoq.CatalogQueue, token string, maxResults *int, out *queueURLsOutput) error {
+func (s *Server) paginate(c *call, queues []catalog.Queue, token string, maxResults *int, out *queueURLsOutput) error {
 	limit := 1000
 	if maxResults != nil {
 		if *maxResults < 1 || *maxResults > 1000 {
@@ -153,7 +154,7 @@ func (s *Server) paginate(c *call, queues []fifoq.CatalogQueue, token string, ma
 		if err != nil || len(after) == 0 {
 			return invalidValue(token, "NextToken", "Invalid NextToken value.")
 		}
-		i := slices.IndexFunc(queues, func(q fifoq.CatalogQueue) bool { return q.Name > string(after) })
+		i := slices.IndexFunc(queues, func(q catalog.Queue) bool { return q.Name() > string(after) })
 		if i < 0 {
 			i = len(queues)
 		}
@@ -162,11 +163,11 @@ func (s *Server) paginate(c *call, queues []fifoq.CatalogQueue, token string, ma
 	for i, q := range queues {
 		if i == limit {
 			if maxResults != nil {
-				out.next = base64.RawURLEncoding.EncodeToString([]byte(queues[i-1].Name))
+				out.next = base64.RawURLEncoding.EncodeToString([]byte(queues[i-1].Name()))
 			}
 			break
 		}
-		out.urls = append(out.urls, s.urlOf(c, q))
+		out.urls = append(out.urls, s.urlOf(c, q.Namespace(), q.Name()))
 	}
 	return nil
 }
@@ -191,7 +192,7 @@ func purgeQueue(s *Server, c *call, in *queueURLInput) (output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := q.Queue.Purge(c.ctx); err != nil {
+	if err := q.Purge(c.ctx); err != nil {
 		return nil, coreError(err)
 	}
 	return nil, nil
@@ -238,13 +239,13 @@ func getQueueAttributes(s *Server, c *call, in *getQueueAttributesInput) (output
 		}
 	}
 	out := &pairsOutput{name: "Attributes", entry: "Attribute", key: "Name", value: "Value"}
-	d, ok := s.cat.Definition(q.Namespace, q.Name)
+	d, ok := s.cat.Definition(q.Namespace(), q.Name())
 	if !ok {
 		return nil, queueDoesNotExist(!c.json) // deleted meanwhile
 	}
 	var stats fifoq.Stats
 	if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "ApproximateNumberOfMessages") }) {
-		stats = q.Queue.Stats() // one look for the three counts, so they agree
+		stats = q.Stats() // one look for the three counts, so they agree
 	}
 	for _, name := range attributeOrder {
 		if !slices.Contains(names, name) {
@@ -282,26 +283,26 @@ func setQueueAttributes(s *Server, c *call, in *setQueueAttributesInput) (output
 }
 
 // setQueueAttributes makes the changes of SetQueueAttributes: the catalogue's, once they are decoded.
-func (s *Server) setQueueAttributes(c *call, q fifoq.CatalogQueue, attrs map[string]string) error {
-	fifo := q.Queue.FIFO()
-	set, aerr := s.parseAttributes(fifo, attrs, q.Namespace)
+func (s *Server) setQueueAttributes(c *call, q catalog.Queue, attrs map[string]string) error {
+	fifo := q.FIFO()
+	set, aerr := s.parseAttributes(fifo, attrs, q.Namespace())
 	if aerr == nil {
-		aerr = s.checkSources(q.Namespace, set)
+		aerr = s.checkSources(q.Namespace(), set)
 	}
 	if aerr != nil {
 		return aerr
 	}
-	err := s.cat.Update(c.ctx, q.Namespace, q.Name, func(d *fifoq.Definition) error {
+	err := s.cat.Update(c.ctx, q.Namespace(), q.Name(), func(d *catalog.Definition) error {
 		d.Apply(set.def, set.fields)
 		return nil
 	})
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, fifoq.ErrQueueDoesNotExist):
+	case errors.Is(err, catalog.ErrQueueDoesNotExist):
 		return queueDoesNotExist(!c.json) // deleted meanwhile
 	}
-	return set.coreError(err, arnOf(q), fifo)
+	return set.coreError(err, q.ARN(), fifo)
 }
 
 func listDeadLetterSourceQueues(s *Server, c *call, in *listSourcesInput) (output, error) {
@@ -309,12 +310,7 @@ func listDeadLetterSourceQueues(s *Server, c *call, in *listSourcesInput) (outpu
 	if err != nil {
 		return nil, err
 	}
-	var sources []fifoq.CatalogQueue
-	for _, src := range s.cat.List(q.Namespace, "") { // the sources of a dead-letter queue are in its namespace
-		if src.Queue.Attributes().DeadLetterQueue == q.Queue {
-			sources = append(sources, src)
-		}
-	}
+	sources := s.cat.DeadLetterSources(q.Namespace(), q.Name())
 	out := &queueURLsOutput{name: "queueUrls", required: true}
 	err = s.paginate(c, sources, in.NextToken, in.MaxResults, out)
 	return out, err
@@ -342,7 +338,7 @@ func (s *Server) changed(c *call, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, fifoq.ErrQueueDoesNotExist):
+	case errors.Is(err, catalog.ErrQueueDoesNotExist):
 		return queueDoesNotExist(!c.json)
 	}
 	return coreError(err)

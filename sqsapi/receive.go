@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/sqsmd5"
 )
@@ -110,11 +111,11 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 	if err != nil {
 		return nil, err
 	}
-	o, aerr := in.options(q.Queue.FIFO())
+	o, aerr := in.options(q.FIFO())
 	if aerr != nil {
 		return nil, aerr
 	}
-	ds, err := s.receive(c, q.Queue, o)
+	ds, err := s.receive(c, q, o)
 	if err != nil {
 		if isContextErr(err) && c.ctx.Err() != nil {
 			c.canceled = true
@@ -123,7 +124,7 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 		return nil, coreError(err)
 	}
 	out := &c.hot.received
-	*out = receiveOutput{s: s, deliveries: ds, fifo: q.Queue.FIFO()}
+	*out = receiveOutput{s: s, deliveries: ds, fifo: q.FIFO()}
 	for _, name := range in.AttributeNames {
 		out.system |= systemAttributeBits[name]
 	}
@@ -139,7 +140,7 @@ func receiveMessage(s *Server, c *call, in *receiveMessageInput) (output, error)
 // whose context ended while it waited (a message that woke it goes to the next waiter), so ending the wait
 // this way loses nothing. Every receive but an explicit short poll is registered as a long poll: whether it
 // waits, and how long, fifoq decides (by the queue's receive wait time when the request gives none).
-func (s *Server) receive(c *call, q *fifoq.Queue, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
+func (s *Server) receive(c *call, q catalog.Queue, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
 	if o.NoWaitTime { // WaitTimeSeconds=0: a short poll
 		return q.Receive(c.ctx, o)
 	}

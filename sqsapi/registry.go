@@ -10,48 +10,31 @@ import (
 	"unsafe"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/internal/sigv4"
 )
 
-// The server's queues are a fifoq.Catalog's: this file spells their names as the wire does (URLs, ARNs) and
+// The server's queues are a catalog.Catalog's: this file spells their names as the wire does (URLs, ARNs) and
 // finds the namespace (account and region) a request acts in.
-
-// arn returns the ARN of the queue name of ns.
-func arn(ns fifoq.Namespace, name string) string {
-	return "arn:aws:sqs:" + ns.Region + ":" + ns.Account + ":" + name
-}
-
-// arnOf returns the ARN of a queue of the catalogue.
-func arnOf(q fifoq.CatalogQueue) string { return arn(q.Namespace, q.Name) }
-
-// parseARN returns the namespace and queue name of an SQS ARN.
-func parseARN(s string) (ns fifoq.Namespace, name string, ok bool) {
-	parts := strings.SplitN(s, ":", 6)
-	if len(parts) != 6 || parts[0] != "arn" || parts[1] == "" || parts[2] != "sqs" ||
-		parts[3] == "" || parts[4] == "" || parts[5] == "" {
-		return fifoq.Namespace{}, "", false
-	}
-	return fifoq.Namespace{Account: parts[4], Region: parts[3]}, parts[5], true
-}
 
 // arnOfName returns the ARN of the queue whose fifoq name is fn (a message's DeadLetterSource).
 func (s *Server) arnOfName(fn string) string {
-	q, _ := s.cat.Find(fn)
-	return arnOf(q)
+	k, _, _ := s.cat.Find(fn)
+	return k.Namespace.QueueARN(k.Name)
 }
 
 // queueOfARN returns the queue an ARN names, if the server holds it.
-func (s *Server) queueOfARN(a string) (fifoq.CatalogQueue, bool) {
-	ns, name, ok := parseARN(a)
+func (s *Server) queueOfARN(a string) (catalog.Queue, bool) {
+	ns, name, ok := catalog.ParseQueueARN(a)
 	if !ok {
-		return fifoq.CatalogQueue{}, false
+		return catalog.Queue{}, false
 	}
 	return s.cat.Queue(ns, name)
 }
 
 // defaultNS returns the default account and region (WithAccountID, WithRegion).
-func (s *Server) defaultNS() fifoq.Namespace {
-	return fifoq.Namespace{Account: s.account, Region: s.region}
+func (s *Server) defaultNS() catalog.Namespace {
+	return catalog.Namespace{Account: s.account, Region: s.region}
 }
 
 // The namespace of a request: its account and region.
@@ -65,9 +48,9 @@ func (s *Server) defaultNS() fifoq.Namespace {
 // server's default account.
 
 // requestNS returns the namespace of the request (package sigv4 has the rule, which package snsapi shares).
-func (s *Server) requestNS(r *http.Request) fifoq.Namespace {
+func (s *Server) requestNS(r *http.Request) catalog.Namespace {
 	account, region := sigv4.Namespace(r, s.account, s.region)
-	return fifoq.Namespace{Account: account, Region: region}
+	return catalog.Namespace{Account: account, Region: region}
 }
 
 // scoped reports whether the request's region is that of its credential scope.
@@ -91,19 +74,19 @@ func isAccountID(v string) bool { return sigv4.IsAccountID(v) }
 // do; the region is the request's) or is /queue/region/account/name (the region of a request without a
 // credential scope is the one named), or a queue name alone, in the request's account and region. A query-protocol request without a QueueUrl may be sent to
 // the queue's URL instead.
-func (s *Server) resolve(c *call, queueURL string) (fifoq.CatalogQueue, error) {
+func (s *Server) resolve(c *call, queueURL string) (catalog.Queue, error) {
 	// resolveBytes only reads the bytes and keeps none of them.
 	return s.resolveBytes(c, unsafe.Slice(unsafe.StringData(queueURL), len(queueURL)))
 }
 
 // resolveBytes is resolve from the bytes of the QueueUrl, which it only reads: the actions on the hot path
 // look their queue up from the request body, with no string made of the URL.
-func (s *Server) resolveBytes(c *call, queueURL []byte) (fifoq.CatalogQueue, error) {
+func (s *Server) resolveBytes(c *call, queueURL []byte) (catalog.Queue, error) {
 	if len(queueURL) == 0 && !c.json && strings.Count(strings.Trim(c.r.URL.Path, "/"), "/") >= 1 {
 		return s.resolve(c, c.r.URL.Path)
 	}
 	if len(queueURL) == 0 {
-		return fifoq.CatalogQueue{}, missing("QueueUrl")
+		return catalog.Queue{}, missing("QueueUrl")
 	}
 	path := queueURL
 	if _, rest, ok := bytes.Cut(queueURL, schemeSep); ok {
@@ -133,15 +116,15 @@ func (s *Server) resolveBytes(c *call, queueURL []byte) (fifoq.CatalogQueue, err
 		case isAccountID(string(account)):
 			ns.Account = string(account)
 		default:
-			return fifoq.CatalogQueue{}, s.unknownQueue(c, fifoq.Namespace{Account: string(account), Region: ns.Region}, string(name))
+			return catalog.Queue{}, s.unknownQueue(c, catalog.Namespace{Account: string(account), Region: ns.Region}, string(name))
 		}
 	}
 	// The catalogue keeps no reference to the name it looks up.
 	q, ok := s.cat.Queue(ns, unsafe.String(unsafe.SliceData(name), len(name)))
 	if !ok {
-		return fifoq.CatalogQueue{}, s.unknownQueue(c, ns, string(name))
+		return catalog.Queue{}, s.unknownQueue(c, ns, string(name))
 	}
-	c.queue = q.Name
+	c.queue = q.Name()
 	return q, nil
 }
 
@@ -150,12 +133,12 @@ func (s *Server) resolveBytes(c *call, queueURL []byte) (fifoq.CatalogQueue, err
 // every region, as most test set-ups have), scheme://host/queue/region/account/name, LocalStack's path form,
 // so that queues of one name in two regions have two URLs. resolve takes either form, and the region of a
 // host such as sqs.eu-west-1.localhost keeps the first.
-func (s *Server) urlOf(c *call, q fifoq.CatalogQueue) string {
-	account := q.Namespace.Account
-	if q.Namespace.Region != s.region && regionOfHost(c.r.Host) == "" {
-		account = "queue/" + q.Namespace.Region + "/" + account
+func (s *Server) urlOf(c *call, ns catalog.Namespace, name string) string {
+	account := ns.Account
+	if ns.Region != s.region && regionOfHost(c.r.Host) == "" {
+		account = "queue/" + ns.Region + "/" + account
 	}
-	return c.queueURL(account, q.Name)
+	return c.queueURL(account, name)
 }
 
 // Separators of resolveBytes.
@@ -167,10 +150,10 @@ var queuePathPrefix = []byte("queue/")
 // createQueue creates a queue, or returns the existing one when attributes agree with it (CreateQueue): the
 // catalogue's rule, from the attributes decoded. On a durable server the queue's definition is stored
 // before it returns.
-func (s *Server) createQueue(ctx context.Context, ns fifoq.Namespace, name string, attrs map[string]string, tags map[string]string) (*fifoq.Queue, error) {
+func (s *Server) createQueue(ctx context.Context, ns catalog.Namespace, name string, attrs map[string]string, tags map[string]string) (catalog.Queue, error) {
 	fifo := strings.HasSuffix(name, ".fifo")
 	if err := checkCreateType(name, fifo, attrs); err != nil {
-		return nil, err
+		return catalog.Queue{}, err
 	}
 	set := &attrSet{}
 	if len(attrs) > 0 {
@@ -181,29 +164,29 @@ func (s *Server) createQueue(ctx context.Context, ns fifoq.Namespace, name strin
 		if aerr != nil {
 			if _, exists := s.cat.Queue(ns, name); !exists {
 				if err := s.cat.CheckCreate(ns, name); err != nil {
-					return nil, coreError(err) // as SQS, before the attributes of a queue that cannot be created
+					return catalog.Queue{}, coreError(err) // as SQS, before the attributes of a queue that cannot be created
 				}
 			}
-			return nil, aerr
+			return catalog.Queue{}, aerr
 		}
 	}
 	if len(tags) > 0 {
-		set.def.Tags, set.fields = tags, set.fields|fifoq.FieldTags
+		set.def.Tags, set.fields = tags, set.fields|catalog.FieldTags
 	}
 	q, err := s.cat.CreateQueue(ctx, ns, name, set.def, set.fields)
 	switch {
 	case err == nil:
 		return q, nil
 	case fifoq.ErrorCode(err) == "" && !isContextErr(err):
-		return nil, fmt.Errorf("create queue %s: %w", arn(ns, name), err) // a store's error: ServiceUnavailable (storeError)
+		return catalog.Queue{}, fmt.Errorf("create queue %s: %w", ns.QueueARN(name), err) // a store's error: ServiceUnavailable (storeError)
 	}
-	return nil, set.coreError(err, arn(ns, name), fifo)
+	return catalog.Queue{}, set.coreError(err, ns.QueueARN(name), fifo)
 }
 
 // deleteQueue deletes a queue (DeleteQueue). A queue that a request deleted meanwhile is deleted.
-func (s *Server) deleteQueue(ctx context.Context, q fifoq.CatalogQueue) error {
-	err := s.cat.DeleteQueue(ctx, q.Namespace, q.Name)
-	if errors.Is(err, fifoq.ErrQueueDoesNotExist) {
+func (s *Server) deleteQueue(ctx context.Context, q catalog.Queue) error {
+	err := s.cat.DeleteQueue(ctx, q.Namespace(), q.Name())
+	if errors.Is(err, catalog.ErrQueueDoesNotExist) {
 		return nil
 	}
 	return err

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // rvServe serves one JSON-protocol request that must succeed.
@@ -74,7 +75,7 @@ func TestRvDeletedNamesPruned(t *testing.T) {
 		rvServe(t, s, "DeleteQueue", `{"QueueUrl":"http://localhost/000000000000/`+name+`"}`)
 	}
 	for i := range 5 {
-		require.ErrorIs(t, s.cat.CheckCreate(s.defaultNS(), "rv-q"+strconv.Itoa(i)), fifoq.ErrQueueDeletedRecently)
+		require.ErrorIs(t, s.cat.CheckCreate(s.defaultNS(), "rv-q"+strconv.Itoa(i)), catalog.ErrQueueDeletedRecently)
 	}
 	clk.Advance(60 * time.Second)
 	rvServe(t, s, "CreateQueue", `{"QueueName":"rv-other"}`)

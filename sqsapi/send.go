@@ -171,13 +171,13 @@ func sendMessage(s *Server, c *call, in *sendMessageInput) (output, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, sys, aerr := in.message(q.Queue.FIFO())
+	m, sys, aerr := in.message(q.FIFO())
 	if aerr != nil {
 		return nil, aerr
 	}
 	sys = headerTrace(c.r, sys)
 	m.TraceHeader = sys.traceHeader
-	r, err := q.Queue.Send(c.ctx, m)
+	r, err := q.Send(c.ctx, m)
 	if err != nil {
 		return nil, coreError(err)
 	}
@@ -218,7 +218,7 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 	}
 
 	out := &c.hot.sentBatch
-	fifo := q.Queue.FIFO()
+	fifo := q.FIFO()
 	var (
 		msgBuf    [fifoq.MaxBatchEntries]fifoq.Message
 		indexBuf  [fifoq.MaxBatchEntries]int // msgs[k] is entry index[k]
@@ -237,7 +237,7 @@ func sendMessageBatch(s *Server, c *call, in *sendMessageBatchInput) (output, er
 		msgs, index = append(msgs, m), append(index, i)
 	}
 	if len(msgs) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
-		results, err := q.Queue.SendBatch(c.ctx, msgs)
+		results, err := q.SendBatch(c.ctx, msgs)
 		var entryErrs [fifoq.MaxBatchEntries]error
 		if err := sortEntryErrors(err, len(msgs), &entryErrs); err != nil {
 			return nil, coreError(err)

@@ -3,7 +3,6 @@ package sqsapi
 import (
 	"cmp"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"maps"
@@ -12,13 +11,15 @@ import (
 	"sync"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
-// A Server serves the Amazon SQS API from fifoq queues that it creates and holds by account, region and
-// name: each request acts in the account and region its credentials and endpoint name (see the package
-// documentation), WithAccountID and WithRegion giving the defaults. It is an http.Handler; it is safe for concurrent use by any number of requests. Create one with
-// NewServer, which keeps its queues in memory, or with Open, which keeps them in a fifoq.Store; the zero Server
-// is not usable.
+// A Server serves the Amazon SQS API from the queues of a catalogue (package catalog), which holds them by
+// account, region and name: each request acts in the account and region its credentials and endpoint name
+// (see the package documentation), WithAccountID and WithRegion giving the defaults. It is an http.Handler;
+// it is safe for concurrent use by any number of requests. Create one with NewServer: over a catalogue of
+// its own in memory, or over one given with WithCatalog (catalog.Open keeps one in a fifoq.Store, so that
+// the queues survive a restart). The zero Server is not usable.
 type Server struct {
 	region  string      // the default region
 	account string      // the default account, and the SenderId of every message
@@ -37,8 +38,9 @@ type Server struct {
 	polls    map[*call]context.CancelFunc
 	shutdown bool
 
-	// cat holds the queues, with their definitions and move tasks, in memory or in a store (Open).
-	cat *fifoq.Catalog
+	// cat holds the queues, with their definitions and move tasks, in memory or in a store.
+	cat        *catalog.Catalog
+	ownCatalog bool // cat is the server's own: Close closes it
 }
 
 // config is the configuration an Option changes.
@@ -49,12 +51,20 @@ type config struct {
 	log     *slog.Logger
 	secret  func(accessKeyID string) (string, bool)
 	maxBody int64
+	cat     *catalog.Catalog
 
 	observer RequestObserver
 }
 
 // An Option configures a Server.
 type Option func(*config)
+
+// WithCatalog makes the server serve the queues of cat, a catalogue that a program shares with other
+// servers (an snsapi server delivering to the queues) or keeps in a store (catalog.Open), instead of a
+// catalogue of its own in memory. The server's default account and region are then cat's default
+// namespace, unless WithAccountID and WithRegion set them; the catalogue's clock and logger are its own.
+// Closing the server leaves cat open: close it after the server.
+func WithCatalog(cat *catalog.Catalog) Option { return func(c *config) { c.cat = cat } }
 
 // WithRegion sets the default region: the region of a request whose credential scope and host name none
 // (see the package documentation). The default is "us-east-1".
@@ -65,9 +75,9 @@ func WithRegion(region string) Option { return func(c *config) { c.region = regi
 // "000000000000".
 func WithAccountID(id string) Option { return func(c *config) { c.account = id } }
 
-// WithClock sets the clock of the queues the server creates, and of its own timestamps (CreatedTimestamp,
-// LastModifiedTimestamp) and rules (a deleted queue's name can be reused after 60 seconds). The default is
-// the real clock.
+// WithClock sets the clock of the server's own catalogue (its queues, their timestamps and rules: a deleted
+// queue's name can be reused after 60 seconds) and of the server's answers. The default is the real clock.
+// A catalogue given with WithCatalog keeps its own clock.
 func WithClock(c fifoq.Clock) Option { return func(cfg *config) { cfg.clock = c } }
 
 // WithLogger sets where the server logs, with the same keys in every record: every request at level Debug
@@ -75,9 +85,8 @@ func WithClock(c fifoq.Clock) Option { return func(cfg *config) { cfg.clock = c 
 // requests that fail on the server's side (HTTP 500) at level Error (with action, queue, code and error;
 // the refusals of a failed store, HTTP 503, at Debug, as "sqsapi: refused: the store failed or is closed"),
 // the queues' moves to dead-letter queues at level Warn (package fifoq logs those, with queue,
-// dead_letter_queue, message_id, receive_count and group), and what Open finds amiss in a store at level
-// Warn. The default discards
-// everything.
+// dead_letter_queue, message_id, receive_count and group) of the server's own catalogue at level Warn. The
+// default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
 // DefaultMaxRequestBytes is the default limit of WithMaxRequestBytes: 8 MiB. The largest valid request, a
@@ -105,20 +114,19 @@ func WithSignatureVerification(secret func(accessKeyID string) (secretAccessKey 
 	return func(c *config) { c.secret = secret }
 }
 
-// NewServer returns a Server with no queues, which keeps its queues in memory: they are gone when the
-// process ends. Open makes a server whose queues survive a restart.
+// NewServer returns a Server over the catalogue WithCatalog gives, or else over a new, empty catalogue in
+// memory, whose queues are gone when the process ends.
 func NewServer(opts ...Option) *Server {
-	s := newServer(opts)
-	s.cat = fifoq.NewCatalog(s.catalogOptions()...)
-	return s
-}
-
-// newServer returns a Server with no catalogue.
-func newServer(opts []Option) *Server {
-	c := config{region: "us-east-1", account: "000000000000"}
+	var c config
 	for _, o := range opts {
 		o(&c)
 	}
+	var home catalog.Namespace
+	if c.cat != nil {
+		home = c.cat.DefaultNamespace()
+	}
+	c.account = cmp.Or(c.account, home.Account, "000000000000")
+	c.region = cmp.Or(c.region, home.Region, "us-east-1")
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -133,22 +141,26 @@ func newServer(opts []Option) *Server {
 	}
 	s.observer = c.observer
 	s.client = &http.Client{Transport: inProcess{s}}
+	s.cat = c.cat
+	if s.cat == nil {
+		s.cat, s.ownCatalog = catalog.New(s.catalogOptions()...), true
+	}
 	return s
 }
 
 // catalogOptions returns the options of the server's catalogue: its clock, its logger, and its default
 // account and region, whose queues have their own names in fifoq.
-func (s *Server) catalogOptions() []fifoq.CatalogOption {
-	opts := []fifoq.CatalogOption{fifoq.WithCatalogLogger(s.log), fifoq.WithDefaultNamespace(s.defaultNS())}
+func (s *Server) catalogOptions() []catalog.Option {
+	opts := []catalog.Option{catalog.WithLogger(s.log), catalog.WithDefaultNamespace(s.defaultNS())}
 	if s.clock != nil {
-		opts = append(opts, fifoq.WithCatalogClock(s.clock))
+		opts = append(opts, catalog.WithClock(s.clock))
 	}
 	return opts
 }
 
 // Catalog returns the catalogue the server serves its queues from: a program can create, change and
 // inspect them directly, as the SQS actions do.
-func (s *Server) Catalog() *fifoq.Catalog { return s.cat }
+func (s *Server) Catalog() *catalog.Catalog { return s.cat }
 
 // BeginShutdown prepares the server to stop: the ReceiveMessage long polls in progress end at once with no
 // messages, as a wait that runs out does (their waits have ended when BeginShutdown returns), and every
@@ -169,80 +181,9 @@ func (s *Server) BeginShutdown() {
 	}
 }
 
-// Queues returns the server's queues, of every account and region, sorted by name: a snapshot, which the
-// queues created or deleted later do not change. A metrics collector can ask for them at each scrape. A
-// queue of the default account and region has its own name (fifoq.Queue.Name); one of another account or
-// region has a name made of a hash of its account, region and name ("ns-" and 32 hexadecimal digits, with
-// ".fifo" for a FIFO queue), which is its name in the store too (see fifoq.Catalog). NamedQueues gives
-// names to show.
-func (s *Server) Queues() []*fifoq.Queue {
-	all := s.cat.Queues()
-	qs := make([]*fifoq.Queue, len(all))
-	for i, q := range all {
-		qs[i] = q.Queue
-	}
-	return qs
-}
-
-// NamedQueues returns every queue of the server under a name unique in the server: its own name for a queue
-// of the default account and region, "account/region/name" for one of another (two regions may each have
-// orders.fifo). For fifoqprom.WithNamedQueues, whose metrics are labelled by these names.
-func (s *Server) NamedQueues() map[string]*fifoq.Queue {
-	all := s.cat.Queues()
-	out := make(map[string]*fifoq.Queue, len(all))
-	for _, q := range all {
-		name := q.Name
-		if q.Namespace != s.defaultNS() {
-			name = q.Namespace.Account + "/" + q.Namespace.Region + "/" + q.Name
-		}
-		out[name] = q.Queue
-	}
-	return out
-}
-
 // Queue returns the queue of that name in the default account and region, for tests that look at or drive
-// a queue directly.
-func (s *Server) Queue(name string) (*fifoq.Queue, bool) {
-	q, ok := s.cat.Queue(s.defaultNS(), name)
-	return q.Queue, ok
-}
-
-// CreateQueue does what the CreateQueue action does, from Go, in the default account and region: attributes are SQS attribute names with
-// string values ("VisibilityTimeout": "60", "FifoQueue": "true", "RedrivePolicy": a JSON document, ...).
-// Creating a queue that exists with the same attributes returns it; different ones are an error. Errors
-// carry the SQS error code in their text.
-//
-// On a server made with Open, the queue is stored before CreateQueue returns, and a queue that the store
-// holds already is an existing queue: the same rule applies.
-func (s *Server) CreateQueue(name string, attributes map[string]string) (*fifoq.Queue, error) {
-	return s.createQueue(context.Background(), s.defaultNS(), name, attributes, nil)
-}
-
-// Err returns the failure of a durable server's store: nil while it works (and always, for a server in
-// memory); once a write or a sync of the store failed (a full disk), an error that wraps
-// fifoq.ErrStoreFailed and the cause (errors.Is(err, syscall.ENOSPC)). The server then refuses every change
-// with the SQS error ServiceUnavailable (HTTP 503), whose message names the cause; the reads that need no
-// change (GetQueueAttributes, ListQueues, ...) go on. It does not come back by itself: stop the server and
-// open the store again, which recovers every change acknowledged before the failure.
-func (s *Server) Err() error {
-	st := s.cat.Store()
-	if st == nil {
-		return nil
-	}
-	if err := st.Err(); errors.Is(err, fifoq.ErrStoreFailed) {
-		return err
-	}
-	return nil
-}
-
-// Failed returns a channel that is closed when a durable server's store fails (Err tells why), for a
-// process to stop and be restarted on it. It is nil, never ready, for a server in memory.
-func (s *Server) Failed() <-chan struct{} {
-	if st := s.cat.Store(); st != nil {
-		return st.Failed()
-	}
-	return nil
-}
+// a queue directly: Catalog().Queue in the server's default namespace.
+func (s *Server) Queue(name string) (catalog.Queue, bool) { return s.cat.Queue(s.defaultNS(), name) }
 
 // check returns the error that every change returns once the store failed or was closed, or nil.
 func (s *Server) check() error {
@@ -268,8 +209,9 @@ type AttributeChange struct {
 }
 
 // DeclareQueue makes a queue of the default account and region have the attributes given, as a program's
-// configuration declares them (fifoq serve's --queue and --config): it creates the queue as CreateQueue does
-// when it does not exist, and otherwise changes the attributes given whose values differ, as
+// configuration declares them (fifoq serve's --queue and --config), with SQS's names and values of them
+// ("VisibilityTimeout": "60", "FifoQueue": "true", "RedrivePolicy": a JSON document): it creates the queue as
+// the CreateQueue action does when it does not exist, and otherwise changes the attributes given whose values differ, as
 // SetQueueAttributes does, and returns them. The attributes not given keep their values. What
 // SetQueueAttributes would refuse (a value out of range, a FifoQueue that differs: a queue's type cannot
 // change, a RedrivePolicy that the dead-letter queue's RedriveAllowPolicy refuses) is an error, and changes
@@ -284,7 +226,7 @@ func (s *Server) DeclareQueue(name string, attributes map[string]string) ([]Attr
 	if len(attributes) == 0 {
 		return nil, nil
 	}
-	fifo := q.Queue.FIFO()
+	fifo := q.FIFO()
 	set, err := s.parseAttributes(fifo, attributes, ns)
 	if err != nil {
 		return nil, err
@@ -295,8 +237,8 @@ func (s *Server) DeclareQueue(name string, attributes map[string]string) ([]Attr
 	}
 	want := cur
 	want.Apply(set.def, set.fields)
-	if err := want.Check(fifo, fifoq.AllFields); err != nil {
-		return nil, set.coreError(err, arnOf(q), fifo) // a rule between settings
+	if err := want.Check(fifo, catalog.AllFields); err != nil {
+		return nil, set.coreError(err, q.ARN(), fifo) // a rule between settings
 	}
 	var changes []AttributeChange
 	changed := make(map[string]string)
@@ -315,4 +257,15 @@ func (s *Server) DeclareQueue(name string, attributes map[string]string) ([]Attr
 		return nil, err
 	}
 	return changes, nil
+}
+
+// Close ends the long polls in progress (BeginShutdown) and, for a server over a catalogue of its own,
+// stops its move tasks and waits for them to end (catalog.Catalog.Close). Call it once the server serves no
+// more requests. A catalogue given with WithCatalog is its owner's to close. It returns nil.
+func (s *Server) Close() error {
+	s.BeginShutdown()
+	if s.ownCatalog {
+		return s.cat.Close()
+	}
+	return nil
 }

@@ -4,15 +4,15 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // TagQueue, UntagQueue and ListQueueTags.
 
 // checkTags checks the tags of a CreateQueue, by the catalogue's rule, before anything else, as SQS does.
 func checkTags(tags map[string]string) *apiError {
-	d := fifoq.Definition{Tags: tags}
-	if err := d.Check(false, fifoq.FieldTags); err != nil {
+	d := catalog.Definition{Tags: tags}
+	if err := d.Check(false, catalog.FieldTags); err != nil {
 		return coreError(err)
 	}
 	return nil
@@ -36,7 +36,7 @@ func tagQueue(s *Server, c *call, in *tagQueueInput) (output, error) {
 	if len(in.Tags) == 0 {
 		return nil, missing("Tags")
 	}
-	return nil, s.changed(c, s.cat.TagQueue(c.ctx, q.Namespace, q.Name, in.Tags))
+	return nil, s.changed(c, s.cat.TagQueue(c.ctx, q.Namespace(), q.Name(), in.Tags))
 }
 
 type untagQueueInput struct {
@@ -57,7 +57,7 @@ func untagQueue(s *Server, c *call, in *untagQueueInput) (output, error) {
 	if c.json && in.TagKeys == nil {
 		return nil, missing("TagKeys") // an empty list, or none in a form, is the catalogue's to refuse
 	}
-	return nil, s.changed(c, s.cat.UntagQueue(c.ctx, q.Namespace, q.Name, in.TagKeys))
+	return nil, s.changed(c, s.cat.UntagQueue(c.ctx, q.Namespace(), q.Name(), in.TagKeys))
 }
 
 func listQueueTags(s *Server, c *call, in *queueURLInput) (output, error) {
@@ -66,7 +66,7 @@ func listQueueTags(s *Server, c *call, in *queueURLInput) (output, error) {
 		return nil, err
 	}
 	out := &pairsOutput{name: "Tags", entry: "Tag", key: "Key", value: "Value"}
-	d, ok := s.cat.Definition(q.Namespace, q.Name)
+	d, ok := s.cat.Definition(q.Namespace(), q.Name())
 	if !ok {
 		return nil, queueDoesNotExist(!c.json) // deleted meanwhile
 	}

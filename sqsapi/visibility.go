@@ -45,7 +45,7 @@ func changeMessageVisibility(s *Server, c *call, in *changeVisibilityInput) (out
 	if aerr != nil {
 		return nil, aerr
 	}
-	if err := q.Queue.ChangeVisibility(c.ctx, in.ReceiptHandle, d); err != nil {
+	if err := q.ChangeVisibility(c.ctx, in.ReceiptHandle, d); err != nil {
 		return nil, coreError(err)
 	}
 	return nil, nil
@@ -107,7 +107,7 @@ func changeMessageVisibilityBatch(s *Server, c *call, in *changeVisibilityBatchI
 		changes, index = append(changes, fifoq.VisibilityChange{ReceiptHandle: e.ReceiptHandle, Timeout: d}), append(index, i)
 	}
 	if len(changes) > 0 || len(in.Entries) == 0 { // fifoq refuses an empty batch
-		err := q.Queue.ChangeVisibilityBatch(c.ctx, changes)
+		err := q.ChangeVisibilityBatch(c.ctx, changes)
 		if err := out.settle(err, index, func(i int) string { return in.Entries[i].Id }); err != nil {
 			return nil, err
 		}

@@ -11,8 +11,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/fifoqweb"
-	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // checkConsole accepts the console flags of cfg: a --console-addr beyond loopback needs --allow-remote, and
@@ -35,12 +35,11 @@ func checkConsole(cfg serveConfig) error {
 	return nil
 }
 
-// startConsole serves the web console of api's queues on cfg.consoleAddr, if given, with opts too, until stop
-// is called (at most cfg.shutdownTimeout later it closes the connections left), and returns its URL ("" for
-// none).
-// Its redrives are api's move tasks, as those of StartMessageMoveTask are. With
-// credentials, every request needs an HTTP basic login: an access key id and its secret.
-func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, api *sqsapi.Server,
+// startConsole serves the web console of the queues and topics of cat on cfg.consoleAddr, if given, with opts
+// too, until stop is called (at most cfg.shutdownTimeout later it closes the connections left), and returns
+// its URL ("" for none). Its redrives are the catalogue's move tasks, as those of StartMessageMoveTask are.
+// With credentials, every request needs an HTTP basic login: an access key id and its secret.
+func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, cat *catalog.Catalog,
 	logger *slog.Logger, opts ...fifoqweb.Option) (url string, stop func(), err error) {
 	if cfg.consoleAddr == "" {
 		return "", func() {}, nil
@@ -49,8 +48,8 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, ap
 	if err != nil {
 		return "", nil, fmt.Errorf("--console-addr: %w", err)
 	}
-	console := fifoqweb.New(api.NamedQueues, append([]fifoqweb.Option{fifoqweb.WithReadOnly(cfg.consoleReadOnly),
-		fifoqweb.WithMoveTasks(api), fifoqweb.WithVersion("fifoq " + shortVersion(debug.ReadBuildInfo))}, opts...)...)
+	console := fifoqweb.NewCatalog(cat, append([]fifoqweb.Option{fifoqweb.WithReadOnly(cfg.consoleReadOnly),
+		fifoqweb.WithVersion("fifoq " + shortVersion(debug.ReadBuildInfo))}, opts...)...)
 	var h http.Handler = console
 	if cfg.credentials != nil {
 		h = basicAuth(maps.Clone(cfg.credentials), h, newLoginThrottle(time.Now), logger)

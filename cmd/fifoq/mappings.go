@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/lambdaevents"
 )
 
@@ -79,7 +79,7 @@ func mappingSpecs(path string, data []byte, ms []mappingJSON) ([]mappingSpec, er
 			s.origin = fmt.Sprintf("config %s: event source mapping %d", at, i)
 			return nil, fmt.Errorf("%s: no queue: give \"queue\", a queue's name or ARN", s.origin)
 		}
-		_, name, err := queueOfMapping(mj.Queue, fifoq.Namespace{})
+		_, name, err := queueOfMapping(mj.Queue, catalog.Namespace{})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.origin, err)
 		}
@@ -147,18 +147,18 @@ func configError(err error) string {
 
 // queueOfMapping returns the namespace and name of the queue a mapping names by q: a queue's name, in home
 // (the server's default account and region), or an SQS ARN, arn:PARTITION:sqs:REGION:ACCOUNT:NAME.
-func queueOfMapping(q string, home fifoq.Namespace) (fifoq.Namespace, string, error) {
+func queueOfMapping(q string, home catalog.Namespace) (catalog.Namespace, string, error) {
 	if !strings.HasPrefix(q, "arn:") {
 		if strings.ContainsAny(q, ":/") {
-			return fifoq.Namespace{}, "", fmt.Errorf("queue %q: want a queue's name or an SQS ARN, arn:aws:sqs:REGION:ACCOUNT:NAME", q)
+			return catalog.Namespace{}, "", fmt.Errorf("queue %q: want a queue's name or an SQS ARN, arn:aws:sqs:REGION:ACCOUNT:NAME", q)
 		}
 		return home, q, nil
 	}
-	parts := strings.Split(q, ":")
-	if len(parts) != 6 || parts[2] != "sqs" || parts[1] == "" || parts[3] == "" || parts[4] == "" || parts[5] == "" {
-		return fifoq.Namespace{}, "", fmt.Errorf("queue %q: want an SQS ARN, arn:aws:sqs:REGION:ACCOUNT:NAME", q)
+	ns, name, ok := catalog.ParseQueueARN(q)
+	if !ok {
+		return catalog.Namespace{}, "", fmt.Errorf("queue %q: want an SQS ARN, arn:aws:sqs:REGION:ACCOUNT:NAME", q)
 	}
-	return fifoq.Namespace{Account: parts[4], Region: parts[3]}, parts[5], nil
+	return ns, name, nil
 }
 
 // redactedURL returns u without its password, for the logs, the metrics and the console.

@@ -14,11 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/fifoqweb"
 	"github.com/fifoq/fifoq/lambdaevents"
-	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // How a mapping waits for its queue after it stopped (the queue was deleted, or failed).
@@ -49,9 +48,9 @@ type mappings struct {
 
 // mapping is one event source mapping of the config file.
 type mapping struct {
-	ns       fifoq.Namespace // the queue's namespace and name in the server
+	ns       catalog.Namespace // the queue's namespace and name in the server
 	name     string
-	label    string // the queue's name in the metrics and the console: sqsapi.Server.NamedQueues's
+	label    string // the queue's name in the metrics and the console: catalog.Catalog.DisplayName
 	function string // the function URL without a password
 	m        lambdaevents.Mapping
 	client   *http.Client
@@ -60,22 +59,21 @@ type mapping struct {
 
 	mu    sync.Mutex // guards the fields below
 	inv   *lambdaevents.Invoker
-	q     *fifoq.Queue // inv's queue
-	state string       // why an enabled mapping does not poll; "" while it does
+	q     catalog.Queue // inv's queue
+	state string        // why an enabled mapping does not poll; "" while it does
 }
 
 // newMappings finds the queue of each mapping of cfg in api and makes its Invoker, which checks it again
 // with the queue (the function timeout against the queue's visibility timeout), and logs the mappings. A
 // mapping whose queue the server does not hold, or that the Invoker refuses, is a usage error that names
 // the mapping.
-func newMappings(api *sqsapi.Server, cfg serveConfig, logger *slog.Logger) (*mappings, error) {
+func newMappings(cat *catalog.Catalog, cfg serveConfig, logger *slog.Logger) (*mappings, error) {
 	ms := &mappings{logger: logger, timeout: cfg.shutdownTimeout, cancel: func() {}, cut: make(chan bool, 1)}
 	hardCtx, hard := context.WithCancel(context.Background())
 	ms.hard = hard
-	home := fifoq.Namespace{Account: cfg.account, Region: cfg.region}
-	cat := api.Catalog()
+	home := catalog.Namespace{Account: cfg.account, Region: cfg.region} // the server's default account and region
 	type key struct {
-		ns             fifoq.Namespace
+		ns             catalog.Namespace
 		name, function string
 	}
 	seen := make(map[key]string)
@@ -95,14 +93,11 @@ func newMappings(api *sqsapi.Server, cfg serveConfig, logger *slog.Logger) (*map
 				"as on AWS (ResourceConflictException)", s.origin, other)}
 		}
 		seen[k] = s.origin
-		m := &mapping{ns: ns, name: name, label: name, function: redactedURL(s.Mapping.FunctionURL), m: s.Mapping,
-			logger: logger}
-		if ns != home {
-			m.label = ns.Account + "/" + ns.Region + "/" + name
-		}
-		m.m.EventSourceARN = "arn:aws:sqs:" + ns.Region + ":" + ns.Account + ":" + name
+		m := &mapping{ns: ns, name: name, label: cat.DisplayName(ns, name), function: redactedURL(s.Mapping.FunctionURL),
+			m: s.Mapping, logger: logger}
+		m.m.EventSourceARN = q.ARN()
 		m.own, m.client = newFunctionClient(hardCtx, m.m)
-		if err := m.setInvoker(q.Queue); err != nil {
+		if err := m.setInvoker(q); err != nil {
 			return nil, &usageError{fmt.Errorf("%s: %s", s.origin, configError(err))}
 		}
 		ms.list = append(ms.list, m)
@@ -120,7 +115,7 @@ func newMappings(api *sqsapi.Server, cfg serveConfig, logger *slog.Logger) (*map
 // source is a server's queue under the name the server's metrics and console give it, so that the Invoker's
 // logs and metrics name it so; the rest is the queue's.
 type source struct {
-	*fifoq.Queue
+	catalog.Queue
 	name string
 }
 
@@ -128,7 +123,7 @@ type source struct {
 func (s source) Name() string { return s.name }
 
 // setInvoker makes the mapping's Invoker over q.
-func (m *mapping) setInvoker(q *fifoq.Queue) error {
+func (m *mapping) setInvoker(q catalog.Queue) error {
 	inv, err := lambdaevents.NewInvoker(source{q, m.label}, m.m, lambdaevents.Options{Client: m.client, Logger: m.logger})
 	if err != nil {
 		return err
@@ -197,7 +192,7 @@ func (b *endingBody) Close() error {
 // start runs the enabled mappings until ctx is done or stop is called. When that happens, each takes no
 // new batch; the invocations under way have the shutdown timeout to end, after which they are cut (their
 // messages come back after their visibility timeout, as for any failed batch).
-func (ms *mappings) start(ctx context.Context, cat *fifoq.Catalog) {
+func (ms *mappings) start(ctx context.Context, cat *catalog.Catalog) {
 	ctx, ms.cancel = context.WithCancel(ctx)
 	ms.started = true
 	for _, m := range ms.list {
@@ -257,7 +252,7 @@ func (ms *mappings) stop() error {
 // the server's queue of that name, after a wait that doubles from queueCheckInterval to maxRestartBackoff,
 // and runs a new Invoker over it (whose counters start again at 0). It logs that it stopped, then at most
 // once a minute that it still cannot run, and that it resumed.
-func (m *mapping) run(ctx context.Context, cat *fifoq.Catalog) {
+func (m *mapping) run(ctx context.Context, cat *catalog.Catalog) {
 	defer m.own.CloseIdleConnections()
 	var (
 		wait    = queueCheckInterval
@@ -301,7 +296,7 @@ func (m *mapping) run(ctx context.Context, cat *fifoq.Catalog) {
 			stopped(errors.New("its queue does not exist"), "event source mapping still stopped")
 			continue
 		}
-		if err := m.setInvoker(cur.Queue); err != nil {
+		if err := m.setInvoker(cur); err != nil {
 			stopped(errors.New(configError(err)), "event source mapping still stopped")
 			continue
 		}
@@ -311,7 +306,7 @@ func (m *mapping) run(ctx context.Context, cat *fifoq.Catalog) {
 
 // runWhileHeld runs inv over q until ctx is done, inv's queue fails (its error), or the server no longer
 // holds q under the mapping's queue's name (nil).
-func (m *mapping) runWhileHeld(ctx context.Context, inv *lambdaevents.Invoker, q *fifoq.Queue, cat *fifoq.Catalog) error {
+func (m *mapping) runWhileHeld(ctx context.Context, inv *lambdaevents.Invoker, q catalog.Queue, cat *catalog.Catalog) error {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -322,7 +317,7 @@ func (m *mapping) runWhileHeld(ctx context.Context, inv *lambdaevents.Invoker, q
 			case <-rctx.Done():
 				return
 			case <-tick.C:
-				if cur, ok := cat.Queue(m.ns, m.name); !ok || cur.Queue != q {
+				if cur, ok := cat.Queue(m.ns, m.name); !ok || cur != q {
 					cancel()
 					return
 				}

@@ -5,20 +5,34 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/fifoqprom"
-	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // newMetricsRegistry returns the registry that serve shows on /metrics: the Go and process collectors, the
-// metrics of api's queues, of its store st (nil for a server in memory), and of its requests, which
-// requests counts.
-func newMetricsRegistry(api *sqsapi.Server, st *fifoq.Store, requests *fifoqprom.RequestCollector) *prometheus.Registry {
-	opts := []fifoqprom.Option{fifoqprom.WithNamedQueues(api.NamedQueues)}
+// metrics of the queues and topics of cat, each under its display name (catalog.Catalog.DisplayName), of its
+// store st (nil for a server in memory), and of its requests, which requests counts.
+func newMetricsRegistry(cat *catalog.Catalog, st *fifoq.Store, requests *fifoqprom.RequestCollector) *prometheus.Registry {
+	opts := []fifoqprom.Option{fifoqprom.WithNamedQueues(func() map[string]catalog.Queue {
+		all := cat.Queues()
+		m := make(map[string]catalog.Queue, len(all))
+		for _, q := range all {
+			m[cat.DisplayName(q.Namespace(), q.Name())] = q
+		}
+		return m
+	})}
 	if st != nil {
 		opts = append(opts, fifoqprom.WithStore(st))
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		fifoqprom.NewCollector(opts...), requests, topicCollector(api))
+		fifoqprom.NewCollector(opts...), requests, fifoqprom.NewTopicCollector(func() map[string]catalog.Topic {
+			all := cat.Topics()
+			m := make(map[string]catalog.Topic, len(all))
+			for _, t := range all {
+				m[cat.DisplayName(t.Namespace(), t.Name())] = t
+			}
+			return m
+		}))
 	return reg
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/durable"
-	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // The start-up of "serve --data-dir": each stage that can take long (opening the store, reading its
@@ -62,10 +62,19 @@ func openStore(ctx context.Context, dir string, opts ...durable.Option) (*fifoq.
 	return st, made, nil
 }
 
-// openAPI reads the queues of st, or stops at a signal.
-func openAPI(ctx context.Context, st *fifoq.Store, opts []sqsapi.Option) (*sqsapi.Server, error) {
-	return interruptible(ctx, func() (*sqsapi.Server, error) { return sqsapi.Open(st, opts...) },
-		func(s *sqsapi.Server) { _ = s.Close() })
+// openCatalog reads the queues and topics of st, or stops at a signal.
+func openCatalog(ctx context.Context, st *fifoq.Store, opts []catalog.Option) (*catalog.Catalog, error) {
+	return interruptible(ctx, func() (*catalog.Catalog, error) { return catalog.Open(st, opts...) },
+		func(c *catalog.Catalog) { _ = c.Close() })
+}
+
+// storeFailure returns the failure of st: nil while it works, and after Close; once a write or a sync
+// failed, an error that wraps fifoq.ErrStoreFailed and the cause.
+func storeFailure(st *fifoq.Store) error {
+	if err := st.Err(); errors.Is(err, fifoq.ErrStoreFailed) {
+		return err
+	}
+	return nil
 }
 
 // newDirs returns the directories of the path dir that do not exist, the outermost first.

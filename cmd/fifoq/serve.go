@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/fifoqweb"
@@ -44,11 +45,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		requests = fifoqprom.NewRequestCollector()
 		opts = append(opts, sqsapi.WithRequestObserver(requests))
 	}
+	home := catalog.Namespace{Account: cfg.account, Region: cfg.region}
+	copts := []catalog.Option{catalog.WithLogger(logger), catalog.WithDefaultNamespace(home)}
 	var stored *fifoq.Store // the store of --data-dir, for its metrics
-	var api *sqsapi.Server
+	var cat *catalog.Catalog
 	var served atomic.Bool // it listened: a failed start's data directory is removed, a served one never
 	if cfg.dataDir == "" {
-		api = sqsapi.NewServer(opts...)
+		cat = catalog.New(copts...)
 	} else {
 		dopts := []durable.Option{durable.WithLogger(logger)}
 		if cfg.syncEvery > 0 {
@@ -73,14 +76,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 				removeNew(made, logger)
 			}
 		}()
-		if api, oerr = openAPI(ctx, st, opts); oerr != nil {
+		if cat, oerr = openCatalog(ctx, st, copts); oerr != nil {
 			return fmt.Errorf("--data-dir %s: %w", cfg.dataDir, oerr)
 		}
 		logger.Info("store opened", "data_dir", cfg.dataDir, "queues", len(st.Queues()))
 	}
-	defer api.Close() // before the store's Close: it stops the move tasks; it returns nil
+	defer cat.Close() // before the store's Close: it stops the move tasks; it returns nil
+	api := sqsapi.NewServer(append(opts, sqsapi.WithCatalog(cat))...)
+	defer api.Close() // it ends the long polls; it returns nil
 
-	declared := make(map[string]bool)
+	declared := make(map[string]map[string]string) // the attributes of each queue declared
 	for _, q := range cfg.queues {
 		if _, ok := q.Attributes["FifoQueue"]; !ok && strings.HasSuffix(q.Name, ".fifo") {
 			// As fifoq.New does; SQS itself wants FifoQueue=true with a ".fifo" name.
@@ -94,13 +99,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		// re-applied Terraform or CloudFormation definition would: a restart with the same command line
 		// always starts, with the queues as declared.
 		_, stored := api.Queue(q.Name)
-		if declared[q.Name] { // declared twice: the declarations must agree, as CreateQueue wants
-			if _, err := api.CreateQueue(q.Name, q.Attributes); err != nil {
-				return declareError(q, fmt.Errorf("queue %s declared twice: %w", q.Name, err))
+		if prev, twice := declared[q.Name]; twice { // declared twice: the declarations must agree, as CreateQueue wants
+			if !maps.Equal(prev, q.Attributes) {
+				return declareError(q, fmt.Errorf("queue %s declared twice, with other attributes: %v and %v", q.Name, prev, q.Attributes))
 			}
 			continue
 		}
-		declared[q.Name] = true
+		declared[q.Name] = q.Attributes
 		changes, err := api.DeclareQueue(q.Name, q.Attributes)
 		switch {
 		case err != nil && stored && !errors.Is(err, fifoq.ErrStoreFailed):
@@ -119,7 +124,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		}
 	}
 
-	ms, err := newMappings(api, cfg, logger) // mappings_serve.go
+	ms, err := newMappings(cat, cfg, logger) // mappings_serve.go
 	if err != nil {
 		return err
 	}
@@ -135,14 +140,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		return err
 	}
 	o := serveOptions{api: ln, handler: handler, beginShutdown: api.BeginShutdown, logger: logger,
-		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes,
-		failed: api.Failed(), storeErr: api.Err}
+		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes}
+	if stored != nil {
+		o.failed, o.storeErr = stored.Failed(), func() error { return storeFailure(stored) }
+	}
 	if cfg.metricsAddr != "" {
 		if o.metrics, err = lc.Listen(ctx, "tcp", cfg.metricsAddr); err != nil {
 			ln.Close()
 			return fmt.Errorf("--metrics-addr: %w", err)
 		}
-		reg := newMetricsRegistry(api, stored, requests)
+		reg := newMetricsRegistry(cat, stored, requests)
 		reg.MustRegister(fifoqprom.NewMappingCollector(ms.metrics))
 		o.metricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
@@ -150,8 +157,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		})
 	}
 
-	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, api, logger, fifoqweb.WithMappings(ms.views),
-		consoleTopics(api, sns, "http://"+ln.Addr().String()))
+	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, cat, logger, fifoqweb.WithMappings(ms.views),
+		fifoqweb.WithPublishOptions(sns.PublishOptions("http://"+ln.Addr().String())...))
 	if err != nil {
 		ln.Close()
 		if o.metrics != nil {
@@ -163,7 +170,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 
 	endpoint := "http://" + ln.Addr().String()
 	verified := cfg.credentials != nil
-	logger.Info("listening", "addr", ln.Addr().String(), "endpoint", endpoint, "queues", len(api.Queues()),
+	logger.Info("listening", "addr", ln.Addr().String(), "endpoint", endpoint, "queues", len(cat.Queues()),
 		"signature_verification", verified, "data_dir", cfg.dataDir)
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() && !verified {
 		logger.Warn("listening beyond loopback without signature verification: anyone who can reach the address "+
@@ -180,7 +187,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	if consoleURL != "" {
 		fmt.Fprintln(stdout, consoleURL)
 	}
-	ms.start(ctx, api.Catalog())
+	ms.start(ctx, cat)
 	err = serveHTTP(ctx, o)
 	return cmp.Or(err, ms.stop())
 }
@@ -204,8 +211,8 @@ type serveOptions struct {
 	logger         *slog.Logger
 	timeout        time.Duration // the shutdown timeout
 	maxHeaderBytes int
-	failed         <-chan struct{} // closed when the store fails: sqsapi.Server.Failed; nil: never
-	storeErr       func() error    // the store's failure: sqsapi.Server.Err; nil: none
+	failed         <-chan struct{} // closed when the store fails: fifoq.Store.Failed; nil: never
+	storeErr       func() error    // the store's failure (storeFailure); nil: none
 }
 
 // serveHTTP serves the API on o.api, and the metrics on o.metrics, until ctx is done, then shuts down:

@@ -17,9 +17,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/fifoqprom"
-	"github.com/fifoq/fifoq/fifoqweb"
 	"github.com/fifoq/fifoq/snsapi"
 	"github.com/fifoq/fifoq/sqsapi"
 )
@@ -47,12 +44,6 @@ func withTopics(cfg serveConfig, api *sqsapi.Server, logger *slog.Logger) (*snsa
 	}
 	sns := snsapi.NewServer(api.Catalog(), opts...)
 	return sns, snsapi.Route(sns, api), nil
-}
-
-// consoleTopics returns the console's option that shows api's topics, whose publish form publishes as a
-// client of the endpoint does.
-func consoleTopics(api *sqsapi.Server, sns *snsapi.Server, endpoint string) fifoqweb.Option {
-	return fifoqweb.WithTopics(namedTopics(api), sns.PublishOptions(endpoint)...)
 }
 
 // signingKey returns the RSA key and self-signed certificate (PEM) of SNS envelopes: those of dataDir's
@@ -108,26 +99,4 @@ func signingKey(dataDir string) (*rsa.PrivateKey, []byte, error) {
 		return nil, nil, err
 	}
 	return key, certPEM, nil
-}
-
-// namedTopics returns the topics of api's catalogue under names unique in it: a topic of the default account
-// and region by its name, another by "account/region/name", as sqsapi.Server.NamedQueues names queues.
-func namedTopics(api *sqsapi.Server) func() map[string]*fifoq.Topic {
-	return func() map[string]*fifoq.Topic {
-		cat := api.Catalog()
-		out := make(map[string]*fifoq.Topic)
-		for _, t := range cat.Topics() {
-			name := t.Name
-			if t.Namespace != cat.DefaultNamespace() {
-				name = t.Namespace.Account + "/" + t.Namespace.Region + "/" + t.Name
-			}
-			out[name] = t.Topic
-		}
-		return out
-	}
-}
-
-// topicCollector returns the collector of the metrics of api's topics.
-func topicCollector(api *sqsapi.Server) *fifoqprom.TopicCollector {
-	return fifoqprom.NewTopicCollector(namedTopics(api))
 }

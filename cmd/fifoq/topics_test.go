@@ -15,9 +15,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/fifoq/fifoq/topic"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fifoq/fifoq"
 )
 
 // snsCall posts an SNS query-protocol request to endpoint and decodes its answer into v.
@@ -69,7 +68,7 @@ func TestServeTopicsSurviveRestart(t *testing.T) {
 		got, err := client.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl})
 		require.NoError(t, err)
 		require.Len(t, got.Messages, 1, "delivered before Publish answered")
-		env, err := fifoq.ParseEnvelope(aws.ToString(got.Messages[0].Body))
+		env, err := topic.ParseEnvelope(aws.ToString(got.Messages[0].Body))
 		require.NoError(t, err)
 		if round == 0 {
 			resp, err := http.Get(env.SigningCertURL)

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 func main() {
@@ -75,31 +76,31 @@ func run(w io.Writer) error {
 		return err
 	}
 	// The topic the ventilator publishes to, and its two subscribers.
-	topic, err := fifoq.NewTopic("sub-tasks", fifoq.WithTopicClock(clk))
+	tasks, err := topic.New("sub-tasks", topic.WithClock(clk))
 	if err != nil {
 		return err
 	}
-	if _, err := topic.Subscribe(q, fifoq.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+	if _, err := tasks.Subscribe(q, topic.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
 		return err
 	}
 	audit, err := fifoq.New("audit", fifoq.WithClock(clk))
 	if err != nil {
 		return err
 	}
-	if _, err := topic.Subscribe(audit, fifoq.SubscriptionAttributes{}); err != nil {
+	if _, err := tasks.Subscribe(audit, topic.SubscriptionAttributes{}); err != nil {
 		return err
 	}
 	ctx := context.Background()
 
 	db := newStore()
 	rng := rand.New(rand.NewPCG(seed, 0))
-	sent, err := ventilate(ctx, topic, db, rng)
+	sent, err := ventilate(ctx, tasks, db, rng)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "ventilator: job %q split into %d sub-tasks, %d messages sent (%d sub-tasks sent twice)\n",
 		jobID, len(text), sent, sent-len(text))
-	if err := checkAudit(w, audit, topic, sent); err != nil {
+	if err := checkAudit(w, audit, tasks, sent); err != nil {
 		return err
 	}
 
@@ -148,7 +149,7 @@ type subTask struct {
 
 // ventilate creates the batch record, then publishes one message per sub-task. Some sub-tasks are published
 // twice, chosen by rng, as by a ventilator that timed out waiting for an answer and published again.
-func ventilate(ctx context.Context, topic *fifoq.Topic, db *store, rng *rand.Rand) (sent int, err error) {
+func ventilate(ctx context.Context, tasks *topic.Topic, db *store, rng *rand.Rand) (sent int, err error) {
 	if err := db.createBatch(jobID, len(text)); err != nil {
 		return 0, err
 	}
@@ -162,11 +163,11 @@ func ventilate(ctx context.Context, topic *fifoq.Topic, db *store, rng *rand.Ran
 			copies = 2
 		}
 		for range copies {
-			m := fifoq.TopicMessage{
+			m := topic.Message{
 				Message:    string(body),
 				Attributes: map[string]fifoq.Attribute{"job": {DataType: "String", StringValue: jobID}},
 			}
-			if _, err := topic.Publish(ctx, m); err != nil {
+			if _, err := tasks.Publish(ctx, m); err != nil {
 				return sent, err
 			}
 			sent++
@@ -177,10 +178,10 @@ func ventilate(ctx context.Context, topic *fifoq.Topic, db *store, rng *rand.Ran
 
 // checkAudit reads the audit queue: one SNS envelope per message published, from the topic, each with its
 // sub-task as the message and the job as an attribute.
-func checkAudit(w io.Writer, audit *fifoq.Queue, topic *fifoq.Topic, sent int) error {
+func checkAudit(w io.Writer, audit *fifoq.Queue, tasks *topic.Topic, sent int) error {
 	n := 0
 	for s := range audit.Messages() {
-		e, err := fifoq.ParseEnvelope(s.Body)
+		e, err := topic.ParseEnvelope(s.Body)
 		if err != nil {
 			return err
 		}
@@ -188,7 +189,7 @@ func checkAudit(w io.Writer, audit *fifoq.Queue, topic *fifoq.Topic, sent int) e
 		if err := json.Unmarshal([]byte(e.Message), &t); err != nil {
 			return err
 		}
-		if e.TopicARN != topic.ARN() || e.MessageAttributes["job"].Value != t.Job {
+		if e.TopicARN != tasks.ARN() || e.MessageAttributes["job"].Value != t.Job {
 			return fmt.Errorf("audit: envelope of topic %s, job %q, for a sub-task of job %q", e.TopicARN, e.MessageAttributes["job"].Value, t.Job)
 		}
 		n++
@@ -196,7 +197,7 @@ func checkAudit(w io.Writer, audit *fifoq.Queue, topic *fifoq.Topic, sent int) e
 	if n != sent {
 		return fmt.Errorf("audit: %d envelopes, want %d", n, sent)
 	}
-	fmt.Fprintf(w, "audit: %d envelopes from topic %s, one per message published\n", n, topic.ARN())
+	fmt.Fprintf(w, "audit: %d envelopes from topic %s, one per message published\n", n, tasks.ARN())
 	return nil
 }
 

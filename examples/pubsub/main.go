@@ -39,6 +39,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/idempotency"
+	"github.com/fifoq/fifoq/topic"
 )
 
 func main() {
@@ -135,7 +136,7 @@ type app struct {
 	outbox      *outbox
 
 	clk                 *fifoq.ManualClock
-	topic               *fifoq.Topic // posts.fifo, which the API publishes to
+	topic               *topic.Topic // posts.fifo, which the API publishes to
 	posts, jobs, emails *fifoq.Queue
 	musicFeed           *fifoq.Queue // the music posts, through a filter policy
 
@@ -158,19 +159,19 @@ func newApp(clk *fifoq.ManualClock) (*app, error) {
 	var err error
 	// The topic posts.fifo keeps the posts of a category in order and drops a post published twice
 	// (deduplication id); the queue posts.fifo gets them all, music-feed.fifo the music posts.
-	if a.topic, err = fifoq.NewTopic("posts.fifo", fifoq.WithTopicClock(clk)); err != nil {
+	if a.topic, err = topic.New("posts.fifo", topic.WithClock(clk)); err != nil {
 		return nil, err
 	}
 	if a.posts, err = fifoq.New("posts.fifo", fifoq.WithClock(clk)); err != nil {
 		return nil, err
 	}
-	if _, err = a.topic.Subscribe(a.posts, fifoq.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+	if _, err = a.topic.Subscribe(a.posts, topic.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
 		return nil, err
 	}
 	if a.musicFeed, err = fifoq.New("music-feed.fifo", fifoq.WithClock(clk)); err != nil {
 		return nil, err
 	}
-	if _, err = a.topic.Subscribe(a.musicFeed, fifoq.SubscriptionAttributes{FilterPolicy: musicPolicy}); err != nil {
+	if _, err = a.topic.Subscribe(a.musicFeed, topic.SubscriptionAttributes{FilterPolicy: musicPolicy}); err != nil {
 		return nil, err
 	}
 	// The other two are standard queues: order does not matter there, throughput does.
@@ -202,7 +203,7 @@ const musicPolicy = `{"category": ["music"]}`
 
 // createPost is the API: it stores the post (not shown) and publishes it to the push system, nothing more.
 func (a *app) createPost(ctx context.Context, p post) error {
-	_, err := a.topic.Publish(ctx, fifoq.TopicMessage{
+	_, err := a.topic.Publish(ctx, topic.Message{
 		Message:         encode(p),
 		GroupID:         p.Category,
 		DeduplicationID: p.ID,
@@ -220,7 +221,7 @@ func (a *app) checkFeed(w io.Writer) error {
 		}
 	}
 	for s := range a.musicFeed.Messages() {
-		e, err := fifoq.ParseEnvelope(s.Body)
+		e, err := topic.ParseEnvelope(s.Body)
 		if err != nil {
 			return err
 		}

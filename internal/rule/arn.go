@@ -56,3 +56,9 @@ type ElementsError struct{ N int }
 func (e *ElementsError) Error() string {
 	return "An ARN must have at least 6 elements, not " + strconv.Itoa(e.N)
 }
+
+// IAMARN returns the ARN of an IAM resource of account (IAM has no region: the ARN's is empty), in the
+// partition of region: arn:<partition>:iam::<account>:<resource>, such as an account's root.
+func IAMARN(region, account, resource string) string {
+	return "arn:" + Partition(region) + ":iam::" + account + ":" + resource
+}

@@ -172,3 +172,19 @@ func CheckMoveRate(rate int) error {
 	}
 	return nil
 }
+
+// BadQueueAttribute rejects the setting that SQS calls attribute (ErrInvalidQueueAttribute), with SQS's
+// message "Invalid value for the parameter <attribute>.".
+func BadQueueAttribute(attribute, format string, args ...any) error {
+	return Reject(ErrInvalidQueueAttribute, format, args...).Says("Invalid value for the parameter %s.", attribute)
+}
+
+// CheckMaxReceiveCount returns ErrInvalidRedrivePolicy unless n is a redrive policy's maxReceiveCount,
+// 1..1000, with SQS's message, which names n.
+func CheckMaxReceiveCount(n int) error {
+	if n < 1 || n > MaxReceiveCount {
+		return Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", n, MaxReceiveCount).Says(
+			"Invalid value for maxReceiveCount: %d, valid values are from 1 to %d both inclusive.", n, MaxReceiveCount)
+	}
+	return nil
+}

@@ -18,7 +18,6 @@ const (
 	MinRetention         = time.Minute
 	MaxRetention         = 14 * 24 * time.Hour
 	MaxWaitTime          = 20 * time.Second
-	DedupInterval        = 5 * time.Minute // the deduplication window; also the life of a receive attempt id
 
 	maxAttributeName = 256
 	maxAttributeType = 256

@@ -1,4 +1,4 @@
-package fifoq
+package catalog
 
 import (
 	"bytes"
@@ -19,9 +19,9 @@ var (
 	// ErrInvalidPermission: AddPermission takes a label of 1..80 characters of [A-Za-z0-9_-] that no
 	// statement of the policy has, at least one principal that is an AWS account id (12 digits), and
 	// actions that may be granted; RemovePermission a label the policy has.
-	ErrInvalidPermission = rule.New("InvalidParameterValue", "fifoq: invalid permission")
+	ErrInvalidPermission = rule.New("InvalidParameterValue", "catalog: invalid permission")
 	// ErrTooManyActions: AddPermission grants at most 7 actions at once.
-	ErrTooManyActions = rule.New("OverLimit", "fifoq: too many actions")
+	ErrTooManyActions = rule.New("OverLimit", "catalog: too many actions")
 )
 
 // maxPolicyActions is the most actions one AddPermission grants.
@@ -85,7 +85,7 @@ func (c *Catalog) AddPermission(ctx context.Context, ns Namespace, name, label s
 	var principals []string
 	for _, id := range accountIDs {
 		if isAccountID(id) {
-			principals = append(principals, "arn:aws:iam::"+id+":root")
+			principals = append(principals, rule.IAMARN(ns.Region, id, "root"))
 		}
 	}
 	if len(principals) == 0 {
@@ -93,7 +93,7 @@ func (c *Catalog) AddPermission(ctx context.Context, ns Namespace, name, label s
 			rule.InvalidValue("["+strings.Join(accountIDs, ", ")+"]", "PrincipalId", "Unable to verify."))
 	}
 	return c.Update(ctx, ns, name, func(d *Definition) error {
-		doc, statements, err := readPolicy(d.Policy, queueARN(ns, name))
+		doc, statements, err := readPolicy(d.Policy, ns.QueueARN(name))
 		if err != nil {
 			return err
 		}
@@ -108,7 +108,7 @@ func (c *Catalog) AddPermission(ctx context.Context, ns Namespace, name, label s
 			"Effect":    "Allow",
 			"Principal": map[string]any{"AWS": oneOrMany(principals)},
 			"Action":    oneOrMany(granted),
-			"Resource":  queueARN(ns, name),
+			"Resource":  ns.QueueARN(name),
 		})
 		d.Policy = writePolicy(doc)
 		return nil
@@ -124,7 +124,7 @@ func (c *Catalog) RemovePermission(ctx context.Context, ns Namespace, name, labe
 		return missingParameter(rule.Reject(ErrInvalidPermission, "no label"), "Label")
 	}
 	return c.Update(ctx, ns, name, func(d *Definition) error {
-		doc, statements, err := readPolicy(d.Policy, queueARN(ns, name))
+		doc, statements, err := readPolicy(d.Policy, ns.QueueARN(name))
 		if err != nil {
 			return err
 		}
@@ -176,11 +176,6 @@ func isAccountID(v string) bool {
 		}
 	}
 	return true
-}
-
-// queueARN returns the ARN of the queue name of ns.
-func queueARN(ns Namespace, name string) string {
-	return "arn:aws:sqs:" + ns.Region + ":" + ns.Account + ":" + name
 }
 
 // oneOrMany is a policy value as SQS writes it: a single item alone, several as a list.

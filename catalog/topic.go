@@ -1,4 +1,4 @@
-package fifoq
+package catalog
 
 import (
 	"cmp"
@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/rule"
-	"github.com/fifoq/fifoq/storage"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // The topics of a catalogue (SNS beside SQS): topics by namespace and name, each a [Topic] with what SNS
@@ -21,8 +22,8 @@ import (
 // A TopicDefinition is what a catalogue keeps of a topic: the settings fifoq acts on, those SNS keeps that
 // fifoq only stores and shows, and its tags.
 type TopicDefinition struct {
-	// TopicAttributes are the settings the topic acts on: ContentBasedDeduplication, SignatureVersion.
-	TopicAttributes
+	// topic.Attributes are the settings the topic acts on: ContentBasedDeduplication, SignatureVersion.
+	topic.Attributes
 	// Stored holds, by SNS's attribute name, the attributes fifoq keeps and shows but does not act on
 	// (DisplayName, Policy, DeliveryPolicy, KmsMasterKeyId, TracingConfig, ...). A front end checks their
 	// names and values; the catalogue stores them as given.
@@ -39,16 +40,6 @@ func (d TopicDefinition) clone() TopicDefinition {
 	return d
 }
 
-// A CatalogTopic is a topic of a [Catalog], with its namespace and name. Topic is the live topic, to publish
-// to and read; the catalogue does not record a change made through it (nor its store: a restart undoes it),
-// so change the topic with [Catalog.UpdateTopic], [Catalog.Subscribe] and [Catalog.DeleteTopic], not with
-// [Topic.SetAttributes], [Topic.Subscribe] or [Topic.Delete].
-type CatalogTopic struct {
-	Namespace Namespace // the topic's namespace
-	Name      string    // its name there
-	Topic     *Topic    // the topic, whose ARN is arn:aws:sns:<region>:<account>:<name>
-}
-
 // A QueueKey names a queue of a catalogue by its namespace and name, whether the catalogue holds it or not.
 type QueueKey struct {
 	Namespace Namespace // the queue's namespace
@@ -63,12 +54,12 @@ type SubscriptionDefinition struct {
 	Queue QueueKey
 	// Owner is the account that subscribed it.
 	Owner string
-	// RawMessageDelivery is that of [SubscriptionAttributes].
+	// RawMessageDelivery is that of [topic.SubscriptionAttributes].
 	RawMessageDelivery bool
-	// FilterPolicy is that of [SubscriptionAttributes]: SNS's JSON, "" for none.
+	// FilterPolicy is that of [topic.SubscriptionAttributes]: SNS's JSON, "" for none.
 	FilterPolicy string
-	// FilterPolicyScope is that of [SubscriptionAttributes]; the catalogue keeps MessageAttributes for "".
-	FilterPolicyScope FilterPolicyScope
+	// topic.FilterPolicyScope is that of [topic.SubscriptionAttributes]; the catalogue keeps MessageAttributes for "".
+	FilterPolicyScope topic.FilterPolicyScope
 	// DeadLetterQueue is the queue that receives what cannot be delivered (RedrivePolicy's
 	// deadLetterTargetArn), nil for none. As Queue, it is looked up at each failure.
 	DeadLetterQueue *QueueKey
@@ -86,26 +77,23 @@ func (d SubscriptionDefinition) clone() SubscriptionDefinition {
 	return d
 }
 
-// A CatalogSubscription is a subscription of a catalogue's topic. Subscription is the live subscription, to
-// read; change it with [Catalog.UpdateSubscription] and end it with [Catalog.Unsubscribe], which the
-// catalogue records: its [Subscription.SetAttributes] panics, and its [Subscription.Unsubscribe] returns
-// ErrCatalogSubscription.
-type CatalogSubscription struct {
-	ARN          string                 // the subscription's ARN: the topic's, a colon and a UUID
-	Topic        CatalogTopic           // its topic
-	Definition   SubscriptionDefinition // what the catalogue keeps of it
-	Subscription *Subscription          // the topic's subscription, for its Queue and attributes
+// A Subscription is a subscription of a catalogue's topic, as the catalogue keeps it: change it with
+// [Catalog.UpdateSubscription] and end it with [Catalog.Unsubscribe], which the catalogue records.
+type Subscription struct {
+	ARN        string                 // the subscription's ARN: the topic's, a colon and a UUID
+	Topic      Topic                  // its topic
+	Definition SubscriptionDefinition // what the catalogue keeps of it
 }
 
 // Errors of a catalogue's topics.
 var (
 	// ErrTopicExists: CreateTopic of a topic that exists with other attributes or other tags.
-	ErrTopicExists = rule.New("InvalidParameter", "fifoq: a topic of that name exists with other settings")
+	ErrTopicExists = rule.New("InvalidParameter", "catalog: a topic of that name exists with other settings")
 	// ErrInvalidTopicTags: a topic has at most 50 tags, with keys of 1..128 characters and values of at most
 	// 256, and a tag change names a key at most once.
-	ErrInvalidTopicTags = rule.New("InvalidParameter", "fifoq: invalid topic tags")
+	ErrInvalidTopicTags = rule.New("InvalidParameter", "catalog: invalid topic tags")
 	// ErrTopicTagLimitExceeded: a topic has at most 50 tags.
-	ErrTopicTagLimitExceeded = rule.NewSaying("TagLimitExceeded", "fifoq: too many tags",
+	ErrTopicTagLimitExceeded = rule.NewSaying("TagLimitExceeded", "catalog: too many tags",
 		"Could not complete request: tag quota of per resource exceeded")
 )
 
@@ -116,7 +104,7 @@ const maxTopicTags = 50
 func checkTopicTags(tags map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		if k == "" || len(k) > maxTagKeyLen || len(tags[k]) > maxTagValueLen {
-			return invalidParameter(ErrInvalidTopicTags, "Tags Reason: Keys are 1 to 128 characters and values at most 256",
+			return rule.InvalidParameter(ErrInvalidTopicTags, "Tags Reason: Keys are 1 to 128 characters and values at most 256",
 				"tag %q=%q: want a key of 1..%d characters and a value of at most %d", k, tags[k], maxTagKeyLen, maxTagValueLen)
 		}
 	}
@@ -137,15 +125,15 @@ type topicBook struct {
 
 // A catalogTopic is a topic of a catalogue.
 type catalogTopic struct {
-	t    *Topic
+	t    *topic.Topic
 	key  catalogKey
-	def  TopicDefinition // its Stored, Tags and Created; the TopicAttributes are its Topic's
+	def  TopicDefinition // its Stored, Tags and Created; the topic.Attributes are its Topic's
 	subs []*catalogSub   // in subscribe order
 }
 
 // A catalogSub is a subscription of a catalogue's topic.
 type catalogSub struct {
-	s     *Subscription
+	s     *topic.Subscription
 	topic *catalogTopic
 	def   SubscriptionDefinition
 }
@@ -159,16 +147,16 @@ func (c *Catalog) book() *topicBook {
 }
 
 // topicOptions returns the options of the catalogue's topic name of ns, with attributes a.
-func (c *Catalog) topicOptions(ns Namespace, a TopicAttributes) []TopicOption {
-	opts := []TopicOption{WithTopicClock(c.clock), WithTopicARN(ns.Region, ns.Account), withTopicSequenceFloor(c.clock.Now())}
+func (c *Catalog) topicOptions(ns Namespace, a topic.Attributes) []topic.Option {
+	opts := []topic.Option{topic.WithClock(c.clock), topic.WithARN(ns.Region, ns.Account), topic.WithSequenceFloor(c.now())}
 	if a.ContentBasedDeduplication {
-		opts = append(opts, WithTopicContentBasedDeduplication())
+		opts = append(opts, topic.WithContentBasedDeduplication())
 	}
 	if a.SignatureVersion != "" {
-		opts = append(opts, WithTopicSignatureVersion(a.SignatureVersion))
+		opts = append(opts, topic.WithSignatureVersion(a.SignatureVersion))
 	}
 	if c.logger != nil {
-		opts = append(opts, WithTopicLogger(c.logger))
+		opts = append(opts, topic.WithLogger(c.logger))
 	}
 	return opts
 }
@@ -181,43 +169,46 @@ func (c *Catalog) topicOptions(ns Namespace, a TopicAttributes) []TopicOption {
 // Attributes Reason: Topic already exists with different attributes", or "Tags Reason: ... different
 // tags"). A bad name returns ErrInvalidTopicName, bad settings ErrInvalidTopicAttribute, bad tags
 // ErrInvalidTopicTags or ErrTopicTagLimitExceeded. In a store, the topic is on disk when CreateTopic returns.
-func (c *Catalog) CreateTopic(ctx context.Context, ns Namespace, name string, def TopicDefinition) (*Topic, error) {
+func (c *Catalog) CreateTopic(ctx context.Context, ns Namespace, name string, def TopicDefinition) (Topic, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return Topic{}, err
 	}
-	if err := validateTopicName(name); err != nil {
-		return nil, err
-	}
-	if err := checkTopicAttributes(def.TopicAttributes, strings.HasSuffix(name, ".fifo")); err != nil {
-		return nil, err
+	if err := topic.Check(name, def.Attributes); err != nil {
+		return Topic{}, err
 	}
 	if err := checkTopicTags(def.Tags); err != nil {
-		return nil, err
+		return Topic{}, err
 	}
 	b := c.book()
 	k := catalogKey{ns, name}
-	var j commit
+	var j journal
 	b.mu.Lock()
 	if e := b.topics[k]; e != nil {
 		b.mu.Unlock()
-		return e.t, e.sameAs(&def)
+		if err := e.sameAs(&def); err != nil {
+			return Topic{}, err
+		}
+		return e.view(), nil
 	}
 	if err := c.err(); err != nil {
 		b.mu.Unlock()
-		return nil, err
+		return Topic{}, err
 	}
-	t, err := NewTopic(name, c.topicOptions(ns, def.TopicAttributes)...)
+	t, err := topic.New(name, c.topicOptions(ns, def.Attributes)...)
 	if err != nil {
 		b.mu.Unlock()
-		return nil, err
+		return Topic{}, err
 	}
 	e := &catalogTopic{t: t, key: k, def: def.clone()}
-	e.def.TopicAttributes = TopicAttributes{}
-	e.def.Created = c.clock.Now()
+	e.def.Attributes = topic.Attributes{}
+	e.def.Created = c.now()
 	b.topics[k] = e
 	c.putTopicLocked(&j, e)
 	b.mu.Unlock()
-	return t, j.wait(c.st)
+	if err := j.wait(); err != nil {
+		return Topic{}, err
+	}
+	return e.view(), nil
 }
 
 // sameAs returns nil when def asks nothing of e that e has not (CreateTopic of an existing topic), else
@@ -232,61 +223,61 @@ func (e *catalogTopic) sameAs(def *TopicDefinition) error {
 		}
 	}
 	if differs {
-		return invalidParameter(ErrTopicExists, "Attributes Reason: Topic already exists with different attributes",
+		return rule.InvalidParameter(ErrTopicExists, "Attributes Reason: Topic already exists with different attributes",
 			"topic %s exists with other attributes", e.key.name)
 	}
 	if len(def.Tags) > 0 && !maps.Equal(def.Tags, e.def.Tags) {
-		return invalidParameter(ErrTopicExists, "Tags Reason: Topic already exists with different tags",
+		return rule.InvalidParameter(ErrTopicExists, "Tags Reason: Topic already exists with different tags",
 			"topic %s exists with other tags", e.key.name)
 	}
 	return nil
 }
 
 // Topic returns the topic name of ns.
-func (c *Catalog) Topic(ns Namespace, name string) (CatalogTopic, bool) {
+func (c *Catalog) Topic(ns Namespace, name string) (Topic, bool) {
 	b := c.book()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.topics[catalogKey{ns, name}]
 	if e == nil {
-		return CatalogTopic{}, false
+		return Topic{}, false
 	}
 	return e.view(), true
 }
 
-func (e *catalogTopic) view() CatalogTopic {
-	return CatalogTopic{Namespace: e.key.ns, Name: e.key.name, Topic: e.t}
+func (e *catalogTopic) view() Topic {
+	return Topic{ns: e.key.ns, name: e.key.name, t: e.t}
 }
 
 // ListTopics returns the topics of ns, in name order.
-func (c *Catalog) ListTopics(ns Namespace) []CatalogTopic {
+func (c *Catalog) ListTopics(ns Namespace) []Topic {
 	return c.topicsWhere(func(k catalogKey) bool { return k.ns == ns })
 }
 
 // Topics returns every topic of the catalogue, of every namespace, ordered by name, then account, then
 // region: a snapshot.
-func (c *Catalog) Topics() []CatalogTopic {
+func (c *Catalog) Topics() []Topic {
 	return c.topicsWhere(func(catalogKey) bool { return true })
 }
 
-func (c *Catalog) topicsWhere(keep func(catalogKey) bool) []CatalogTopic {
+func (c *Catalog) topicsWhere(keep func(catalogKey) bool) []Topic {
 	b := c.book()
 	b.mu.Lock()
-	out := make([]CatalogTopic, 0, len(b.topics))
+	out := make([]Topic, 0, len(b.topics))
 	for k, e := range b.topics {
 		if keep(k) {
 			out = append(out, e.view())
 		}
 	}
 	b.mu.Unlock()
-	slices.SortFunc(out, func(a, b CatalogTopic) int {
-		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace.Account, b.Namespace.Account),
-			strings.Compare(a.Namespace.Region, b.Namespace.Region))
+	slices.SortFunc(out, func(a, b Topic) int {
+		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.ns.Account, b.ns.Account),
+			strings.Compare(a.ns.Region, b.ns.Region))
 	})
 	return out
 }
 
-// TopicDefinition returns the definition of the topic name of ns as it is now, its TopicAttributes read
+// TopicDefinition returns the definition of the topic name of ns as it is now, its topic.Attributes read
 // from its Topic.
 func (c *Catalog) TopicDefinition(ns Namespace, name string) (TopicDefinition, bool) {
 	b := c.book()
@@ -301,7 +292,7 @@ func (c *Catalog) TopicDefinition(ns Namespace, name string) (TopicDefinition, b
 
 func (e *catalogTopic) definition() TopicDefinition {
 	d := e.def.clone()
-	d.TopicAttributes = e.t.Attributes()
+	d.Attributes = e.t.Attributes()
 	return d
 }
 
@@ -309,19 +300,19 @@ func (e *catalogTopic) definition() TopicDefinition {
 // RemovePermission, TagResource, UntagResource): edit is given a copy of it, and changes it. The settings
 // go to its Topic as [Topic.SetAttributes] takes them, and are checked as it checks them; the tags are
 // checked as CreateTopic checks them. An edit that returns an error, or a definition that breaks a rule,
-// changes nothing. A topic the catalogue does not hold returns ErrTopicNotFound. edit runs with the
+// changes nothing. A topic the catalogue does not hold returns topic.ErrNotFound. edit runs with the
 // catalogue's topic lock held: it must not call the catalogue.
 func (c *Catalog) UpdateTopic(ctx context.Context, ns Namespace, name string, edit func(d *TopicDefinition) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	b := c.book()
-	var j commit
+	var j journal
 	b.mu.Lock()
 	e := b.topics[catalogKey{ns, name}]
 	if e == nil {
 		b.mu.Unlock()
-		return rule.Reject(ErrTopicNotFound, "topic %s of %v", name, ns)
+		return rule.Reject(topic.ErrNotFound, "topic %s of %v", name, ns)
 	}
 	err := c.err()
 	next := e.definition()
@@ -332,11 +323,11 @@ func (c *Catalog) UpdateTopic(ctx context.Context, ns Namespace, name string, ed
 		err = checkTopicTags(next.Tags)
 	}
 	if err == nil {
-		err = e.t.SetAttributes(next.TopicAttributes)
+		err = e.t.SetAttributes(next.Attributes)
 	}
 	if err == nil {
 		next.Created = e.def.Created
-		next.TopicAttributes = TopicAttributes{}
+		next.Attributes = topic.Attributes{}
 		e.def = next.clone()
 		c.putTopicLocked(&j, e)
 	}
@@ -344,7 +335,7 @@ func (c *Catalog) UpdateTopic(ctx context.Context, ns Namespace, name string, ed
 	if err != nil {
 		return err
 	}
-	return j.wait(c.st)
+	return j.wait()
 }
 
 // DeleteTopic deletes the topic name of ns and its subscriptions (DeleteTopic); deleting a topic the
@@ -355,7 +346,7 @@ func (c *Catalog) DeleteTopic(ctx context.Context, ns Namespace, name string) er
 		return err
 	}
 	b := c.book()
-	var j commit
+	var j journal
 	b.mu.Lock()
 	k := catalogKey{ns, name}
 	e := b.topics[k]
@@ -369,127 +360,115 @@ func (c *Catalog) DeleteTopic(ctx context.Context, ns Namespace, name string) er
 	}
 	delete(b.topics, k)
 	for _, s := range e.subs {
-		delete(b.subs, s.s.arn)
+		delete(b.subs, s.s.ARN())
 	}
 	e.subs = nil
 	e.t.Delete()
 	c.deleteTopicLocked(&j, e)
 	b.mu.Unlock()
-	return j.wait(c.st)
+	return j.wait()
 }
 
-// subscriptionConfig returns the configuration of d's Subscription on topic t, checked; subscribe says
-// whether the call is a Subscribe.
-func (c *Catalog) subscriptionConfig(t *Topic, d *SubscriptionDefinition, subscribe bool) (*subscriptionConfig, error) {
-	attrs := SubscriptionAttributes{RawMessageDelivery: d.RawMessageDelivery, FilterPolicy: d.FilterPolicy,
+// An endpoint is what a subscription of a catalogue's topic delivers to: the queue of a namespace and name,
+// looked up at each delivery, so that a queue deleted and created again gets the deliveries again, as SNS
+// delivers to an ARN. It is a value: the endpoints of one queue are equal, so that a topic finds a queue's
+// subscription when it is subscribed again.
+type endpoint struct {
+	c   *Catalog
+	key QueueKey
+}
+
+// Name returns the queue's name in its namespace.
+func (e endpoint) Name() string { return e.key.Name }
+
+// FIFO reports whether the queue is a FIFO queue, by its name.
+func (e endpoint) FIFO() bool { return fifoName(e.key.Name) }
+
+// SendNoWait sends m to the catalogue's queue of that name, if it holds one, and otherwise returns
+// ErrQueueDoesNotExist.
+func (e endpoint) SendNoWait(ctx context.Context, m fifoq.Message) (fifoq.SendResult, fifoq.Pending, error) {
+	q, ok := e.c.Queue(e.key.Namespace, e.key.Name)
+	if !ok {
+		return fifoq.SendResult{}, fifoq.Pending{}, rule.Reject(ErrQueueDoesNotExist, "queue %s of %v", e.key.Name, e.key.Namespace)
+	}
+	return q.q.SendNoWait(ctx, m)
+}
+
+// subscriptionAttributes returns the attributes of the topic's subscription that d defines.
+func (c *Catalog) subscriptionAttributes(d *SubscriptionDefinition) topic.SubscriptionAttributes {
+	a := topic.SubscriptionAttributes{RawMessageDelivery: d.RawMessageDelivery, FilterPolicy: d.FilterPolicy,
 		FilterPolicyScope: d.FilterPolicyScope}
-	cfg, err := t.subscriptionConfig(fifoName(d.Queue.Name), attrs, subscribe)
-	if err != nil {
-		return nil, err
-	}
 	if dlq := d.DeadLetterQueue; dlq != nil {
-		if err := t.checkDeadLetterQueue(fifoName(d.Queue.Name), fifoName(dlq.Name), dlq.Name); err != nil {
-			return nil, err
-		}
-		cfg.dlq = c.queueTarget(*dlq)
+		a.DeadLetterQueue = endpoint{c, *dlq}
 	}
-	d.FilterPolicyScope = cfg.attrs.FilterPolicyScope
-	return cfg, nil
-}
-
-// queueTarget returns the target of the queue k names: the catalogue's queue of that name at each look.
-func (c *Catalog) queueTarget(k QueueKey) *queueTarget {
-	return &queueTarget{key: catalogKey{k.Namespace, k.Name}, fifo: fifoName(k.Name), queue: func() *Queue {
-		q, _ := c.Queue(k.Namespace, k.Name)
-		return q.Queue
-	}}
+	return a
 }
 
 // Subscribe subscribes the queue d names to the topic name of ns (Subscribe, with the sqs protocol), and
 // returns the subscription. The queue need not exist yet (SNS takes the ARN of any queue). Its checks are
-// those of [Topic.Subscribe]: a FIFO queue on a standard topic returns ErrInvalidSubscription, a bad
-// filter policy ErrInvalidFilterPolicy, a dead-letter queue of the wrong type
-// ErrInvalidSubscriptionRedrivePolicy. Subscribing a queue that is subscribed already returns its
-// subscription when the attributes are the same (Stored and Owner aside), and ErrInvalidSubscription
-// otherwise. A topic the catalogue does not hold returns ErrTopicNotFound. In a store, the subscription is on
-// disk when Subscribe returns.
-func (c *Catalog) Subscribe(ctx context.Context, ns Namespace, topic string, d SubscriptionDefinition) (CatalogSubscription, error) {
+// those of [topic.Topic.Subscribe]: a FIFO queue on a standard topic returns topic.ErrInvalidSubscription, a
+// bad filter policy topic.ErrInvalidFilterPolicy, a dead-letter queue of the wrong type
+// topic.ErrInvalidRedrivePolicy. Subscribing a queue that is subscribed already returns its subscription
+// when the attributes are the same (Stored and Owner aside), and topic.ErrInvalidSubscription otherwise. A
+// topic the catalogue does not hold returns topic.ErrNotFound. In a store, the subscription is on disk when
+// Subscribe returns.
+func (c *Catalog) Subscribe(ctx context.Context, ns Namespace, name string, d SubscriptionDefinition) (Subscription, error) {
 	if err := ctx.Err(); err != nil {
-		return CatalogSubscription{}, err
+		return Subscription{}, err
 	}
+	var j journal
+	cs, err := c.subscribe(&j, catalogKey{ns, name}, d)
+	if err != nil {
+		return Subscription{}, err
+	}
+	return cs.view(), j.wait()
+}
+
+func (c *Catalog) subscribe(j *journal, k catalogKey, d SubscriptionDefinition) (*catalogSub, error) {
 	b := c.book()
-	var j commit
 	b.mu.Lock()
-	e := b.topics[catalogKey{ns, topic}]
+	defer b.mu.Unlock()
+	e := b.topics[k]
 	if e == nil {
-		b.mu.Unlock()
-		return CatalogSubscription{}, rule.Reject(ErrTopicNotFound, "topic %s of %v", topic, ns)
+		return nil, rule.Reject(topic.ErrNotFound, "topic %s of %v", k.name, k.ns)
 	}
-	if fifoName(d.Queue.Name) && !e.t.fifo {
-		b.mu.Unlock()
-		return CatalogSubscription{}, invalidParameter(ErrInvalidSubscription,
-			"Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
-			"FIFO queue %s on standard topic %s", d.Queue.Name, topic)
+	if err := c.err(); err != nil {
+		return nil, err
 	}
-	cfg, err := c.subscriptionConfig(e.t, &d, true)
-	if err == nil {
-		err = c.err()
-	}
+	s, err := e.t.Subscribe(endpoint{c, d.Queue}, c.subscriptionAttributes(&d))
 	if err != nil {
-		b.mu.Unlock()
-		return CatalogSubscription{}, err
+		return nil, err
 	}
-	for _, s := range e.subs {
-		if s.def.Queue != d.Queue {
-			continue
-		}
-		b.mu.Unlock()
-		if s.s.cfg.Load().attrs != cfg.attrs || !sameDLQ(s.def.DeadLetterQueue, d.DeadLetterQueue) {
-			return CatalogSubscription{}, invalidParameter(ErrInvalidSubscription,
-				"Attributes Reason: Subscription already exists with different attributes",
-				"queue %s is subscribed to %s with other attributes", d.Queue.Name, topic)
-		}
-		return s.view(), nil
+	if cs := b.subs[s.ARN()]; cs != nil {
+		return cs, nil // subscribed already, with these attributes
 	}
-	s, err := e.t.subscribeTarget(c.queueTarget(d.Queue), cfg, "")
-	if err != nil {
-		b.mu.Unlock()
-		return CatalogSubscription{}, err
-	}
+	d.FilterPolicyScope = s.Attributes().FilterPolicyScope
 	cs := &catalogSub{s: s, topic: e, def: d.clone()}
 	e.subs = append(e.subs, cs)
-	b.subs[s.arn] = cs
-	c.putSubscriptionLocked(&j, cs)
-	b.mu.Unlock()
-	return cs.view(), j.wait(c.st)
+	b.subs[s.ARN()] = cs
+	c.putSubscriptionLocked(j, cs)
+	return cs, nil
 }
 
-func sameDLQ(a, b *QueueKey) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
-}
-
-func (s *catalogSub) view() CatalogSubscription {
-	return CatalogSubscription{ARN: s.s.arn, Topic: s.topic.view(), Definition: s.def.clone(), Subscription: s.s}
+func (s *catalogSub) view() Subscription {
+	return Subscription{ARN: s.s.ARN(), Topic: s.topic.view(), Definition: s.def.clone()}
 }
 
 // Subscription returns the subscription of that ARN.
-func (c *Catalog) Subscription(arn string) (CatalogSubscription, bool) {
+func (c *Catalog) Subscription(arn string) (Subscription, bool) {
 	b := c.book()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.subs[arn]
 	if s == nil {
-		return CatalogSubscription{}, false
+		return Subscription{}, false
 	}
 	return s.view(), true
 }
 
 // TopicSubscriptions returns the subscriptions of the topic name of ns, in the order they were made; ok is
 // false when the catalogue holds no such topic.
-func (c *Catalog) TopicSubscriptions(ns Namespace, name string) (subs []CatalogSubscription, ok bool) {
+func (c *Catalog) TopicSubscriptions(ns Namespace, name string) (subs []Subscription, ok bool) {
 	b := c.book()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -497,7 +476,7 @@ func (c *Catalog) TopicSubscriptions(ns Namespace, name string) (subs []CatalogS
 	if e == nil {
 		return nil, false
 	}
-	subs = make([]CatalogSubscription, len(e.subs))
+	subs = make([]Subscription, len(e.subs))
 	for i, s := range e.subs {
 		subs[i] = s.view()
 	}
@@ -507,19 +486,19 @@ func (c *Catalog) TopicSubscriptions(ns Namespace, name string) (subs []CatalogS
 // UpdateSubscription changes the definition of the subscription of that ARN (SetSubscriptionAttributes):
 // edit is given a copy of it, and changes it; its queue and owner cannot change. The attributes are checked
 // as [Subscription.SetAttributes] checks them. An edit that returns an error, or a definition that breaks a
-// rule, changes nothing. A subscription the catalogue does not hold returns ErrSubscriptionNotFound. edit
+// rule, changes nothing. A subscription the catalogue does not hold returns topic.ErrSubscriptionNotFound. edit
 // runs with the catalogue's topic lock held: it must not call the catalogue.
 func (c *Catalog) UpdateSubscription(ctx context.Context, arn string, edit func(d *SubscriptionDefinition) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	b := c.book()
-	var j commit
+	var j journal
 	b.mu.Lock()
 	s := b.subs[arn]
 	if s == nil {
 		b.mu.Unlock()
-		return rule.Reject(ErrSubscriptionNotFound, "%s", arn)
+		return rule.Reject(topic.ErrSubscriptionNotFound, "%s", arn)
 	}
 	next := s.def.clone()
 	err := c.err()
@@ -527,12 +506,11 @@ func (c *Catalog) UpdateSubscription(ctx context.Context, arn string, edit func(
 		err = edit(&next)
 	}
 	next.Queue, next.Owner = s.def.Queue, s.def.Owner
-	var cfg *subscriptionConfig
 	if err == nil {
-		cfg, err = c.subscriptionConfig(s.topic.t, &next, false)
+		err = s.s.SetAttributes(c.subscriptionAttributes(&next))
 	}
 	if err == nil {
-		s.s.cfg.Store(cfg)
+		next.FilterPolicyScope = s.s.Attributes().FilterPolicyScope
 		s.def = next.clone()
 		c.putSubscriptionLocked(&j, s)
 	}
@@ -540,7 +518,7 @@ func (c *Catalog) UpdateSubscription(ctx context.Context, arn string, edit func(
 	if err != nil {
 		return err
 	}
-	return j.wait(c.st)
+	return j.wait()
 }
 
 // Unsubscribe deletes the subscription of that ARN (Unsubscribe); one the catalogue does not hold does
@@ -550,7 +528,7 @@ func (c *Catalog) Unsubscribe(ctx context.Context, arn string) error {
 		return err
 	}
 	b := c.book()
-	var j commit
+	var j journal
 	b.mu.Lock()
 	s := b.subs[arn]
 	if s == nil {
@@ -563,19 +541,19 @@ func (c *Catalog) Unsubscribe(ctx context.Context, arn string) error {
 	}
 	delete(b.subs, arn)
 	s.topic.subs = slices.DeleteFunc(s.topic.subs, func(o *catalogSub) bool { return o == s })
-	s.s.unsubscribe()
+	s.s.Unsubscribe()
 	c.deleteSubscriptionLocked(&j, s)
 	b.mu.Unlock()
-	return j.wait(c.st)
+	return j.wait()
 }
 
 // topicCommit commits a batch of topic records, for the call to wait for: c.commit, for a catalogue in a
 // store.
-func (c *Catalog) topicCommit(j *commit, fill func(b storage.Batch)) {
+func (c *Catalog) topicCommit(j *journal, fill func(b *fifoq.RecordBatch)) {
 	if c.st == nil {
 		return
 	}
-	b := c.st.eng.NewBatch()
+	b := c.rec.NewBatch()
 	fill(b)
 	c.commit(j, b)
 }

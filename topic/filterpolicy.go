@@ -1,4 +1,4 @@
-package fifoq
+package topic
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // FilterPolicyScope says what a subscription's filter policy looks at: the message attributes (SNS's
@@ -29,14 +31,14 @@ const (
 	maxFilterPolicyCombinations = 150       // the complexity: see policyCombinations
 )
 
-// CheckFilterPolicyScope returns ErrInvalidFilterPolicyScope unless s is "", MessageAttributes or
+// checkFilterPolicyScope returns ErrInvalidFilterPolicyScope unless s is "", MessageAttributes or
 // MessageBody; [ErrorMessage] gives SNS's message, which names s.
-func CheckFilterPolicyScope(s FilterPolicyScope) error {
+func checkFilterPolicyScope(s FilterPolicyScope) error {
 	switch s {
 	case "", FilterPolicyScopeMessageAttributes, FilterPolicyScopeMessageBody:
 		return nil
 	}
-	return invalidParameter(ErrInvalidFilterPolicyScope, "FilterPolicyScope: Invalid value ["+string(s)+
+	return rule.InvalidParameter(ErrInvalidFilterPolicyScope, "FilterPolicyScope: Invalid value ["+string(s)+
 		"]. Please use either MessageBody or MessageAttributes", "%q, want MessageAttributes or MessageBody", string(s))
 }
 
@@ -91,7 +93,7 @@ func (p *FilterPolicy) Scope() FilterPolicyScope { return p.scope }
 
 // parseFilterPolicy is ParseFilterPolicy, returning a *policyError for a policy SNS refuses.
 func parseFilterPolicy(src string, scope FilterPolicyScope) (*FilterPolicy, error) {
-	if err := CheckFilterPolicyScope(scope); err != nil {
+	if err := checkFilterPolicyScope(scope); err != nil {
 		return nil, err
 	}
 	if scope == "" {

@@ -1,10 +1,11 @@
-package fifoq
+package catalog
 
 import (
 	"context"
 	"maps"
 	"slices"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
@@ -27,14 +28,14 @@ func (c *Catalog) Update(ctx context.Context, ns Namespace, name string, edit fu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var j commit
+	var j journal
 	if err := c.update(&j, ns, name, edit); err != nil {
 		return err
 	}
-	return j.wait(c.st)
+	return j.wait()
 }
 
-func (c *Catalog) update(j *commit, ns Namespace, name string, edit func(d *Definition) error) error {
+func (c *Catalog) update(j *journal, ns Namespace, name string, edit func(d *Definition) error) error {
 	if again, err := c.updateOnce(j, ns, name, edit, false); !again {
 		return err
 	}
@@ -48,7 +49,7 @@ func (c *Catalog) update(j *commit, ns Namespace, name string, edit func(d *Defi
 // or after it, and it may bind pending policies. A change of other settings, which may take a while on a
 // queue of many messages (a new delay of a FIFO queue's delayed messages), does not stop the look-ups of every
 // other call meanwhile.
-func (c *Catalog) updateOnce(j *commit, ns Namespace, name string, edit func(d *Definition) error, exclusive bool) (again bool, err error) {
+func (c *Catalog) updateOnce(j *journal, ns Namespace, name string, edit func(d *Definition) error, exclusive bool) (again bool, err error) {
 	if exclusive {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -85,10 +86,10 @@ func (c *Catalog) updateOnce(j *commit, ns Namespace, name string, edit func(d *
 
 // changeLocked makes next e's definition, whose settings were cur, and records it; modified says that a
 // setting changed, for Modified. e.mu must be held, and c.mu: for writing when the redrive policy changes.
-func (c *Catalog) changeLocked(j *commit, e *catalogEntry, cur, next *Definition, modified bool) error {
+func (c *Catalog) changeLocked(j *journal, e *catalogEntry, cur, next *Definition, modified bool) error {
 	next.Created, next.Modified = cur.Created, cur.Modified
 	if modified {
-		next.Modified = c.clock.Now()
+		next.Modified = c.now()
 	}
 	if next.RedrivePolicy != cur.RedrivePolicy {
 		next.RedrivePolicy.Pending = false // a policy given is bound
@@ -109,7 +110,7 @@ func (c *Catalog) changeLocked(j *commit, e *catalogEntry, cur, next *Definition
 		}
 		a.DeadLetterQueue, a.MaxReceiveCount = dlq, p.MaxReceiveCount
 	}
-	a.RedriveAllowPolicy = RedriveAllowPolicy{}
+	a.RedriveAllowPolicy = fifoq.RedriveAllowPolicy{}
 	if p := next.RedriveAllowPolicy; p != nil {
 		a.RedriveAllowPolicy = c.allowPolicy(e.key.ns, p)
 	}
@@ -128,12 +129,12 @@ func (c *Catalog) changeLocked(j *commit, e *catalogEntry, cur, next *Definition
 }
 
 // setAttributesLocked sets the attributes of q, leaving the wait for the disk to j.
-func (c *Catalog) setAttributesLocked(j *commit, q *Queue, a Attributes) error {
-	t, err := q.setAttributes(a)
+func (c *Catalog) setAttributesLocked(j *journal, q *fifoq.Queue, a fifoq.Attributes) error {
+	p, err := q.SetAttributesNoWait(a)
 	if err != nil {
 		return err
 	}
-	*j = j.then(t)
+	j.add(p, nil)
 	return nil
 }
 
@@ -183,7 +184,7 @@ func (c *Catalog) changeTags(ctx context.Context, ns Namespace, name string, cha
 	if err := c.err(); err != nil {
 		return err
 	}
-	var j commit
+	var j journal
 	e.mu.Lock()
 	tags := change(maps.Clone(e.def.Tags))
 	err := checkTags(tags)
@@ -195,7 +196,7 @@ func (c *Catalog) changeTags(ctx context.Context, ns Namespace, name string, cha
 	if err != nil {
 		return err
 	}
-	return j.wait(c.st)
+	return j.wait()
 }
 
 // DeleteQueue deletes the queue name of ns, with its messages: its Queue refuses every change from then on in
@@ -208,18 +209,18 @@ func (c *Catalog) changeTags(ctx context.Context, ns Namespace, name string, cha
 // nobody can reach, until a queue of that name is created again, which takes them back as its sources.
 //
 // A queue the catalogue does not hold returns ErrQueueDoesNotExist. In a store, the queue is gone from disk
-// when DeleteQueue returns; a deletion that a crash cut short is finished by the next [OpenCatalog]. ctx
+// when DeleteQueue returns; a deletion that a crash cut short is finished by the next [Open]. ctx
 // governs the start of the call only.
 func (c *Catalog) DeleteQueue(ctx context.Context, ns Namespace, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var j commit
+	var j journal
 	e, err := c.deleteQueue(&j, ns, name)
 	if err != nil {
 		return err
 	}
-	err = j.wait(c.st)
+	err = j.wait()
 	if c.st != nil {
 		if err == nil {
 			err = c.st.DeleteQueue(e.q.Name())
@@ -231,7 +232,7 @@ func (c *Catalog) DeleteQueue(ctx context.Context, ns Namespace, name string) er
 	return err
 }
 
-func (c *Catalog) deleteQueue(j *commit, ns Namespace, name string) (*catalogEntry, error) {
+func (c *Catalog) deleteQueue(j *journal, ns Namespace, name string) (*catalogEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.queues[ns][name]
@@ -242,7 +243,7 @@ func (c *Catalog) deleteQueue(j *commit, ns Namespace, name string) (*catalogEnt
 		return nil, err
 	}
 	c.removeLocked(e)
-	now := c.clock.Now()
+	now := c.now()
 	c.pruneDeletedLocked(j, now)
 	c.deleted[e.key] = now
 	c.deletions++
@@ -262,7 +263,7 @@ func (c *Catalog) deleteQueue(j *commit, ns Namespace, name string) (*catalogEnt
 	}
 	e.gone = true
 	if c.st != nil {
-		b := c.st.eng.NewBatch()
+		b := c.rec.NewBatch()
 		fn := e.q.Name()
 		b.Delete(catalogKeyOf(catalogQueue, fn))
 		b.Set(catalogKeyOf(catalogDeleted, fn), encodeDeleted(e.key, now))
@@ -285,7 +286,7 @@ func (c *Catalog) deleteQueue(j *commit, ns Namespace, name string) (*catalogEnt
 	}
 	c.tasksMu.Unlock()
 	for _, t := range e.tasks {
-		t.task.halt() // its record is gone with the queue's: it records no end
+		t.task.Halt() // its record is gone with the queue's: it records no end
 	}
 	e.tasks = nil
 	return e, nil
@@ -293,7 +294,7 @@ func (c *Catalog) deleteQueue(j *commit, ns Namespace, name string) (*catalogEnt
 
 // detachLocked leaves src's redrive policy pending when dlq, being deleted, is its dead-letter queue: its
 // Queue loses the policy, and the catalogue keeps it. c.mu must be held for writing.
-func (c *Catalog) detachLocked(j *commit, src, dlq *catalogEntry) {
+func (c *Catalog) detachLocked(j *journal, src, dlq *catalogEntry) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	a := src.q.Attributes()
@@ -335,7 +336,7 @@ func (c *Catalog) unpendLocked(src *catalogEntry, dlq catalogKey) {
 // rebindLocked gives the pending redrive policies that name dlq their dead-letter queue back: dlq, created
 // again, or whose redrive allow policy changed. A policy that dlq's type or redrive allow policy refuses
 // stays pending. c.mu must be held for writing, and dlq.mu not held.
-func (c *Catalog) rebindLocked(j *commit, dlq *catalogEntry) {
+func (c *Catalog) rebindLocked(j *journal, dlq *catalogEntry) {
 	for src := range c.pending[dlq.key] {
 		src.mu.Lock()
 		a := src.q.Attributes()

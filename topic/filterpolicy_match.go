@@ -1,9 +1,11 @@
-package fifoq
+package topic
 
 import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/fifoq/fifoq"
 )
 
 // Match reports whether the subscription whose policy p is receives m. With the MessageAttributes scope a
@@ -16,7 +18,7 @@ import (
 // matches, or of one alternative of each "$or". A String.Array attribute that is not a JSON array of
 // scalars, or a body that is not a JSON object, matches nothing; nor does a body nested deeper than 256
 // levels, which counts as a body that is not JSON.
-func (p *FilterPolicy) Match(m TopicMessage) bool {
+func (p *FilterPolicy) Match(m Message) bool {
 	return p.evaluate(&m, newMessageView(&m)) == filterMatch
 }
 
@@ -48,14 +50,14 @@ type attrValues struct {
 // A messageView is a published message as filter policies look at it, worked out at most once per
 // message however many subscriptions look: its attributes' values and its body's leaves.
 type messageView struct {
-	m        *TopicMessage
+	m        *Message
 	attrs    map[string]attrValues
 	body     map[string][]value
 	bodyDone bool
 	bodyOK   bool
 }
 
-func newMessageView(m *TopicMessage) *messageView { return &messageView{m: m} }
+func newMessageView(m *Message) *messageView { return &messageView{m: m} }
 
 // attribute returns the values of attribute name; present is false for one the message lacks, or a Binary
 // one.
@@ -73,7 +75,7 @@ func (v *messageView) attribute(name string) (a attrValues, present bool) {
 }
 
 // attributeValues returns the values of an attribute; ok is false for a Binary one, which filters ignore.
-func attributeValues(a Attribute) (attrValues, bool) {
+func attributeValues(a fifoq.Attribute) (attrValues, bool) {
 	base, custom, _ := strings.Cut(a.DataType, ".")
 	switch {
 	case base == "String" && custom == "Array":
@@ -143,7 +145,7 @@ func flattenBody(n *jsonNode, path string, out map[string][]value) {
 }
 
 // evaluate applies p to the message v looks at.
-func (p *FilterPolicy) evaluate(m *TopicMessage, v *messageView) filterOutcome {
+func (p *FilterPolicy) evaluate(m *Message, v *messageView) filterOutcome {
 	if p.scope == FilterPolicyScopeMessageBody {
 		if _, ok := v.bodyValues(""); !ok {
 			return filterInvalidBody

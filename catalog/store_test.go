@@ -1,4 +1,4 @@
-package fifoq_test
+package catalog_test
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ func (e *csEnv) open() {
 	require.NoError(e.t, err)
 	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(e.t, err)
-	c, err := fifoq.OpenCatalog(st, fifoq.WithCatalogClock(e.clock), fifoq.WithDefaultNamespace(ctNS))
+	c, err := fifoq.Open(st, fifoq.WithClock(e.clock), fifoq.WithDefaultNamespace(ctNS))
 	require.NoError(e.t, err)
 	e.eng, e.st, e.c = eng, st, c
 }
@@ -229,14 +229,14 @@ func TestCatalogStoreFailure(t *testing.T) {
 	require.NoError(t, e.st.Close())
 }
 
-// OpenCatalog refuses a nil store, and a store whose queues are open already.
+// Open refuses a nil store, and a store whose queues are open already.
 func TestCatalogOpenErrors(t *testing.T) {
-	_, err := fifoq.OpenCatalog(nil)
+	_, err := fifoq.Open(nil)
 	require.Error(t, err)
 	e := newCsEnv(t)
 	defer e.st.Close()
 	ctCreate(t, e.c, ctNS, "q", fifoq.Definition{}, 0)
-	_, err = fifoq.OpenCatalog(e.st)
+	_, err = fifoq.Open(e.st)
 	require.ErrorIs(t, err, fifoq.ErrQueueOpen, "a second catalogue on the same store")
 	require.NoError(t, e.c.Close())
 }

@@ -1,4 +1,4 @@
-package fifoq_test
+package catalog_test
 
 import (
 	"context"
@@ -24,7 +24,7 @@ var (
 func newCtCatalog(t *testing.T) (*fifoq.Catalog, *fifoq.ManualClock) {
 	t.Helper()
 	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := fifoq.NewCatalog(fifoq.WithCatalogClock(clock), fifoq.WithDefaultNamespace(ctNS))
+	c := fifoq.New(fifoq.WithClock(clock), fifoq.WithDefaultNamespace(ctNS))
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c, clock
 }
@@ -96,8 +96,8 @@ func TestCatalogNamespaces(t *testing.T) {
 	require.Regexp(t, `^ns-[0-9a-f]{32}$`, other.Name())
 	found, ok := c.Find(other.Name())
 	require.True(t, ok)
-	require.Equal(t, fifoq.CatalogQueue{Namespace: ctOther, Name: "orders", Queue: other}, found)
-	require.Equal(t, []fifoq.CatalogQueue{{Namespace: ctNS, Name: "orders", Queue: home}, {Namespace: ctOther, Name: "orders", Queue: other}},
+	require.Equal(t, fifoq.Queue{Namespace: ctOther, Name: "orders", Queue: other}, found)
+	require.Equal(t, []fifoq.Queue{{Namespace: ctNS, Name: "orders", Queue: home}, {Namespace: ctOther, Name: "orders", Queue: other}},
 		c.Queues())
 	require.Len(t, c.List(ctOther, "ord"), 1)
 	require.Empty(t, c.List(ctOther, "x"))
@@ -320,7 +320,7 @@ func TestCatalogErrorCodes(t *testing.T) {
 	} {
 		require.Equal(t, tc.code, fifoq.ErrorCode(tc.err), "%v", tc.err)
 	}
-	_, err := fifoq.NewCatalog().CreateQueue(context.Background(), fifoq.Namespace{}, "q", fifoq.Definition{}, 0)
+	_, err := fifoq.New().CreateQueue(context.Background(), fifoq.Namespace{}, "q", fifoq.Definition{}, 0)
 	require.NoError(t, err, "the zero namespace is a namespace")
 }
 
@@ -329,7 +329,7 @@ func TestCatalogErrorCodes(t *testing.T) {
 func TestCatalogMoveTaskWhileSourceUpdated(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		c := fifoq.NewCatalog(fifoq.WithDefaultNamespace(ctNS))
+		c := fifoq.New(fifoq.WithDefaultNamespace(ctNS))
 		defer func() { require.NoError(t, c.Close()) }()
 		ctx := t.Context()
 		ctCreate(t, c, ctNS, "dlq", fifoq.Definition{}, 0)

@@ -1,4 +1,4 @@
-package fifoq
+package topic
 
 import (
 	"crypto"
@@ -89,7 +89,7 @@ func (e *Envelope) Verify(pub *rsa.PublicKey) error {
 	return nil
 }
 
-// A Signer signs a standard topic's envelopes ([WithTopicSigner]). It must be safe for concurrent use.
+// A Signer signs a standard topic's envelopes ([WithSigner]). It must be safe for concurrent use.
 type Signer interface {
 	// Sign returns the Signature, base64, of an envelope's StringToSign for the signature version, "1"
 	// (SHA1withRSA) or "2" (SHA256withRSA).

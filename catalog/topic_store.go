@@ -1,4 +1,4 @@
-package fifoq
+package catalog
 
 import (
 	"errors"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fifoq/fifoq/storage"
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // The records of a catalogue's topics in a store, beside those of catalog_store.go:
@@ -67,8 +68,8 @@ type subscriptionRecord struct {
 }
 
 // putTopicLocked records e. The topic lock must be held.
-func (c *Catalog) putTopicLocked(j *commit, e *catalogTopic) {
-	c.topicCommit(j, func(b storage.Batch) {
+func (c *Catalog) putTopicLocked(j *journal, e *catalogTopic) {
+	c.topicCommit(j, func(b *fifoq.RecordBatch) {
 		a := e.t.Attributes()
 		b.Set(topicRecordKey(e.key), encodeRecord(topicRecord{Account: e.key.ns.Account, Region: e.key.ns.Region,
 			Name: e.key.name, Created: e.def.Created.UnixNano(), ContentBasedDeduplication: a.ContentBasedDeduplication,
@@ -77,8 +78,8 @@ func (c *Catalog) putTopicLocked(j *commit, e *catalogTopic) {
 }
 
 // deleteTopicLocked removes the records of e and its subscriptions. The topic lock must be held.
-func (c *Catalog) deleteTopicLocked(j *commit, e *catalogTopic) {
-	c.topicCommit(j, func(b storage.Batch) {
+func (c *Catalog) deleteTopicLocked(j *journal, e *catalogTopic) {
+	c.topicCommit(j, func(b *fifoq.RecordBatch) {
 		b.Delete(topicRecordKey(e.key))
 		b.DeleteRange(subscriptionRange(e.key))
 	})
@@ -88,10 +89,10 @@ func (c *Catalog) deleteTopicLocked(j *commit, e *catalogTopic) {
 func subscriptionID(arn string) string { return arn[strings.LastIndexByte(arn, ':')+1:] }
 
 // putSubscriptionLocked records s. The topic lock must be held.
-func (c *Catalog) putSubscriptionLocked(j *commit, s *catalogSub) {
-	c.topicCommit(j, func(b storage.Batch) {
+func (c *Catalog) putSubscriptionLocked(j *journal, s *catalogSub) {
+	c.topicCommit(j, func(b *fifoq.RecordBatch) {
 		d := &s.def
-		r := subscriptionRecord{ID: subscriptionID(s.s.arn), QueueAccount: d.Queue.Namespace.Account,
+		r := subscriptionRecord{ID: subscriptionID(s.s.ARN()), QueueAccount: d.Queue.Namespace.Account,
 			QueueRegion: d.Queue.Namespace.Region, Queue: d.Queue.Name, Owner: d.Owner, RawMessageDelivery: d.RawMessageDelivery,
 			FilterPolicy: d.FilterPolicy, FilterPolicyScope: string(d.FilterPolicyScope), Stored: d.Stored}
 		if q := d.DeadLetterQueue; q != nil {
@@ -102,11 +103,11 @@ func (c *Catalog) putSubscriptionLocked(j *commit, s *catalogSub) {
 }
 
 // deleteSubscriptionLocked removes the record of s. The topic lock must be held.
-func (c *Catalog) deleteSubscriptionLocked(j *commit, s *catalogSub) {
-	c.topicCommit(j, func(b storage.Batch) { b.Delete(subscriptionRecordKey(s.topic.key, subscriptionID(s.s.arn))) })
+func (c *Catalog) deleteSubscriptionLocked(j *journal, s *catalogSub) {
+	c.topicCommit(j, func(b *fifoq.RecordBatch) { b.Delete(subscriptionRecordKey(s.topic.key, subscriptionID(s.s.ARN()))) })
 }
 
-// storedTopics are the topic records OpenCatalog read, to recover once the queues are.
+// storedTopics are the topic records Open read, to recover once the queues are.
 type storedTopics struct {
 	topics []topicRecord
 	subs   map[catalogKey][]subscriptionRecord
@@ -114,19 +115,19 @@ type storedTopics struct {
 
 // readTopicRecord reads a topic or subscription record into st; it reports false for a key of another kind.
 func readTopicRecord(st *storedTopics, k, v []byte) (bool, error) {
-	switch k[1] {
+	switch k[0] {
 	case catalogTopicKind:
 		var r topicRecord
 		if err := decodeRecord(v, &r); err != nil {
 			return true, err
 		}
-		if topicKeyPart(catalogKey{Namespace{r.Account, r.Region}, r.Name}) != string(k[2:]) {
+		if topicKeyPart(catalogKey{Namespace{r.Account, r.Region}, r.Name}) != string(k[1:]) {
 			return true, errors.New("the record names another topic than its key")
 		}
 		st.topics = append(st.topics, r)
 		return true, nil
 	case catalogSubscriptionKind:
-		parts := strings.Split(string(k[2:]), "\x00")
+		parts := strings.Split(string(k[1:]), "\x00")
 		if len(parts) != 4 {
 			return true, errors.New("bad key")
 		}
@@ -149,14 +150,14 @@ func readTopicRecord(st *storedTopics, k, v []byte) (bool, error) {
 
 // recoverTopics re-creates the topics and subscriptions of the records; a subscription whose topic record
 // is missing (which no change of the catalogue leaves) is dropped in tidy.
-func (c *Catalog) recoverTopics(st *storedTopics, tidy storage.Batch) error {
+func (c *Catalog) recoverTopics(st *storedTopics, tidy *fifoq.RecordBatch) error {
 	b := c.book()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, r := range st.topics {
 		k := catalogKey{Namespace{r.Account, r.Region}, r.Name}
-		a := TopicAttributes{ContentBasedDeduplication: r.ContentBasedDeduplication, SignatureVersion: r.SignatureVersion}
-		t, err := NewTopic(r.Name, c.topicOptions(k.ns, a)...)
+		a := topic.Attributes{ContentBasedDeduplication: r.ContentBasedDeduplication, SignatureVersion: r.SignatureVersion}
+		t, err := topic.New(r.Name, c.topicOptions(k.ns, a)...)
 		if err != nil {
 			return c.corrupt(topicRecordKey(k), err)
 		}
@@ -165,23 +166,23 @@ func (c *Catalog) recoverTopics(st *storedTopics, tidy storage.Batch) error {
 		for _, sr := range st.subs[k] {
 			d := SubscriptionDefinition{Queue: QueueKey{Namespace{sr.QueueAccount, sr.QueueRegion}, sr.Queue}, Owner: sr.Owner,
 				RawMessageDelivery: sr.RawMessageDelivery, FilterPolicy: sr.FilterPolicy,
-				FilterPolicyScope: FilterPolicyScope(sr.FilterPolicyScope), Stored: sr.Stored}
+				FilterPolicyScope: topic.FilterPolicyScope(sr.FilterPolicyScope), Stored: sr.Stored}
 			if sr.DLQ != "" {
 				d.DeadLetterQueue = &QueueKey{Namespace{sr.DLQAccount, sr.DLQRegion}, sr.DLQ}
 			}
-			cfg, err := c.subscriptionConfig(t, &d, false)
+			s, err := t.Subscribe(endpoint{c, d.Queue}, c.subscriptionAttributes(&d), topic.WithSubscriptionARN(t.ARN()+":"+sr.ID))
 			if err != nil {
 				return c.corrupt(subscriptionRecordKey(k, sr.ID), err)
 			}
-			s, _ := t.subscribeTarget(c.queueTarget(d.Queue), cfg, t.arn+":"+sr.ID)
+			d.FilterPolicyScope = s.Attributes().FilterPolicyScope
 			cs := &catalogSub{s: s, topic: e, def: d}
 			e.subs = append(e.subs, cs)
-			b.subs[s.arn] = cs
+			b.subs[s.ARN()] = cs
 		}
 		delete(st.subs, k)
 	}
 	for k := range st.subs {
-		c.warn("fifoq: stored subscriptions of a topic that is not stored are dropped", "topic", k.name,
+		c.warn("catalog: stored subscriptions of a topic that is not stored are dropped", "topic", k.name,
 			"account", k.ns.Account, "region", k.ns.Region)
 		tidy.DeleteRange(subscriptionRange(k))
 	}

@@ -1,22 +1,22 @@
-package fifoq
+package catalog
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/rule"
-	"github.com/fifoq/fifoq/storage"
 )
 
-// The move tasks of a catalogue: started through it, listed by it (the last MaxListedMoveTasks of each queue),
+// The move tasks of a catalogue: started through it, listed by it (the last rule.MaxListedMoveTasks of each queue),
 // and in a store recorded and resumed after a restart.
 
 // failedNonExistent is the failure of a move task whose destination was deleted while it ran, as SQS names it.
 const failedNonExistent = "AWS.SimpleQueueService.NonExistentQueue"
 
-// A CatalogTask is a move task of a [Catalog]'s dead-letter queue (a DLQ redrive), as the catalogue lists it.
-type CatalogTask struct {
+// A Task is a move task of a [Catalog]'s dead-letter queue (a DLQ redrive), as the catalogue lists it.
+type Task struct {
 	// ID names the task in the catalogue: a random UUID, which stays the same after a restart.
 	ID string
 	// Namespace is the namespace of its queues.
@@ -27,35 +27,41 @@ type CatalogTask struct {
 	// from. A destination deleted since keeps its name, but for one of a namespace other than the default
 	// deleted more than 60 seconds before a restart, which is then named by its fifoq name (see [Catalog]).
 	Destination string
-	// Task is the task: its Status, Wait and Cancel (whose end a catalogue in a store records, as
-	// [Catalog.CancelMoveTask] does).
-	Task *MoveTask
+
+	t *fifoq.MoveTask
 }
+
+// Status returns the task's status now.
+func (t Task) Status() fifoq.MoveTaskStatus { return t.t.Status() }
+
+// Wait blocks until the task ends, or ctx is done (see [fifoq.MoveTask.Wait]). Cancel a task with
+// [Catalog.CancelMoveTask], which records its end.
+func (t Task) Wait(ctx context.Context) error { return t.t.Wait(ctx) }
 
 // A SourceDeletedError refuses a move task that would return the messages of a dead-letter queue to their
 // sources while one of them came from a queue deleted since (a queue of that name may exist again, created
 // after the message left the old one): that message would have nowhere to go. It matches
-// ErrInvalidMoveTask. Move such messages to a destination instead.
+// fifoq.ErrInvalidMoveTask. Move such messages to a destination instead.
 type SourceDeletedError struct {
 	// Queue is the name of the deleted queue, in the dead-letter queue's namespace.
 	Queue string
 }
 
 func (e *SourceDeletedError) Error() string {
-	return "fifoq: invalid message move task: a message came from queue " + e.Queue + ", deleted since"
+	return "catalog: invalid message move task: a message came from queue " + e.Queue + ", deleted since"
 }
 
-// Unwrap returns the rejection by ErrInvalidMoveTask, whose AWS message ([ErrorMessage]) asks for a
+// Unwrap returns the rejection by fifoq.ErrInvalidMoveTask, whose AWS message ([ErrorMessage]) asks for a
 // destination.
 func (e *SourceDeletedError) Unwrap() error {
-	return rule.Reject(ErrInvalidMoveTask, "a message came from queue %s, deleted since", e.Queue).Says(
+	return rule.Reject(fifoq.ErrInvalidMoveTask, "a message came from queue %s, deleted since", e.Queue).Says(
 		"A message in the queue was moved there from %s, which was deleted since. Move the messages to a destination.", e.Queue)
 }
 
 // A catalogTask is a move task the catalogue started, or resumed.
 type catalogTask struct {
 	id     string
-	task   *MoveTask
+	task   *fifoq.MoveTask
 	source *catalogEntry
 	dest   *catalogEntry // nil when messages go back to their sources, or when dest was gone at a restart
 	// destName and destFn are the destination's name, in the namespace and in fifoq ("" when messages go
@@ -65,8 +71,8 @@ type catalogTask struct {
 }
 
 // info returns what the catalogue tells of t.
-func (t *catalogTask) info() CatalogTask {
-	return CatalogTask{ID: t.id, Namespace: t.source.key.ns, Source: t.source.key.name, Destination: t.destName, Task: t.task}
+func (t *catalogTask) info() Task {
+	return Task{ID: t.id, Namespace: t.source.key.ns, Source: t.source.key.name, Destination: t.destName, t: t.task}
 }
 
 // StartMoveTask starts moving the messages of the dead-letter queue source of ns (see [Queue.StartMoveTask]):
@@ -79,51 +85,51 @@ func (t *catalogTask) info() CatalogTask {
 // came from a queue deleted since, a *SourceDeletedError; and otherwise the errors of Queue.StartMoveTask. A
 // refused task changes nothing. ctx governs the start only: the task runs until it ends, is cancelled or the
 // catalogue is closed.
-func (c *Catalog) StartMoveTask(ctx context.Context, ns Namespace, source, destination string, rate int) (CatalogTask, error) {
+func (c *Catalog) StartMoveTask(ctx context.Context, ns Namespace, source, destination string, rate int) (Task, error) {
 	if err := ctx.Err(); err != nil {
-		return CatalogTask{}, err
+		return Task{}, err
 	}
 	t, started, err := c.startMoveTask(ns, source, destination, rate)
 	if err != nil {
-		return CatalogTask{}, err
+		return Task{}, err
 	}
-	if err := started.wait(c.st); err != nil {
-		return CatalogTask{}, err // the store failed: the task fails at its first step
+	if err := started.Wait(); err != nil {
+		return Task{}, err // the store failed: the task fails at its first step
 	}
 	return t.info(), nil
 }
 
 // startMoveTask starts a task, under the catalogue's lock, so that a DeleteQueue comes wholly before it or
 // after (and then fails the task if it must: failMovesIntoLocked). It returns what to wait for.
-func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate int) (*catalogTask, commit, error) {
+func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate int) (*catalogTask, fifoq.Pending, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	src := c.queues[ns][source]
 	if src == nil {
-		return nil, commit{}, rule.Reject(ErrQueueDoesNotExist, "source %s", source)
+		return nil, fifoq.Pending{}, rule.Reject(ErrQueueDoesNotExist, "source %s", source)
 	}
 	t := &catalogTask{id: newTaskID(), source: src}
-	var dest *Queue
+	var dest *fifoq.Queue
 	if destination != "" {
 		if t.dest = c.queues[ns][destination]; t.dest == nil {
-			return nil, commit{}, rule.Reject(ErrQueueDoesNotExist, "destination %s", destination)
+			return nil, fifoq.Pending{}, rule.Reject(ErrQueueDoesNotExist, "destination %s", destination)
 		}
 		dest = t.dest.q
 		t.destName, t.destFn = t.dest.key.name, dest.Name()
 	} else if gone := c.staleSourceLocked(src); gone != "" {
-		return nil, commit{}, &SourceDeletedError{Queue: c.keyOf(gone).name}
+		return nil, fifoq.Pending{}, &SourceDeletedError{Queue: c.keyOf(gone).name}
 	}
-	var rec *taskRecord
+	var o fifoq.MoveTaskOptions
 	if c.st != nil {
 		c.tasksMu.Lock()
 		c.taskSeq++
 		t.key = taskKey(src.q.Name(), c.taskSeq)
 		c.tasksMu.Unlock()
-		rec = &taskRecord{key: t.key, encode: t.encode}
+		o.Record = &fifoq.TaskRecord{Key: t.key, Encode: t.encode}
 	}
-	task, started, err := src.q.startMoveTask(dest, rate, rec, nil)
+	task, started, err := src.q.StartMoveTaskNoWait(dest, rate, o)
 	if err != nil {
-		return nil, commit{}, err
+		return nil, fifoq.Pending{}, err
 	}
 	t.task = task
 	src.mu.Lock()
@@ -131,16 +137,16 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 	c.tasksMu.Lock()
 	c.tasks[t.id] = t
 	src.tasks = append(src.tasks, t)
-	var b storage.Batch
-	if n := len(src.tasks) - MaxListedMoveTasks; n > 0 {
+	var b *fifoq.RecordBatch
+	if n := len(src.tasks) - rule.MaxListedMoveTasks; n > 0 {
 		// The oldest have ended: a queue runs one task at a time, and this one was just started. Their
-		// records go without a sync, once tasksMu is released: OpenCatalog deletes them again if they were
+		// records go without a sync, once tasksMu is released: Open deletes them again if they were
 		// not.
 		for _, old := range src.tasks[:n] {
 			delete(c.tasks, old.id)
 			if old.key != nil {
 				if b == nil {
-					b = c.st.eng.NewBatch()
+					b = c.rec.NewBatch()
 				}
 				b.Delete(old.key)
 			}
@@ -149,10 +155,8 @@ func (c *Catalog) startMoveTask(ns Namespace, source, destination string, rate i
 		clear(src.tasks[len(src.tasks):cap(src.tasks)])
 	}
 	c.tasksMu.Unlock()
-	if b != nil && c.err() == nil {
-		if _, err := c.st.eng.Commit(b, false); err != nil {
-			c.st.fail(err) //nolint:errcheck // the next change reports it
-		}
+	if b != nil {
+		_, _ = c.rec.Commit(b, false) // a failure fails the store, which the next change reports
 	}
 	return t, started, nil
 }
@@ -200,11 +204,11 @@ func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) {
 		t = dlq.tasks[n-1]
 	}
 	dlq.mu.Unlock()
-	if t == nil || t.task.Status().State != MoveTaskRunning {
+	if t == nil || t.task.Status().State != fifoq.MoveTaskRunning {
 		return
 	}
 	if t.dest == gone {
-		t.task.fail(failedNonExistent)
+		t.task.Fail(failedNonExistent)
 		return
 	}
 	if t.dest != nil {
@@ -212,31 +216,31 @@ func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) {
 	}
 	for m := range dlq.q.Messages() {
 		if m.DeadLetterSource == gone.q.Name() {
-			t.task.fail(failedNonExistent)
+			t.task.Fail(failedNonExistent)
 			return
 		}
 	}
 }
 
-// CancelMoveTask cancels the running move task id (see [MoveTask.Cancel]): the messages it moved stay moved.
+// CancelMoveTask cancels the running move task id (see [fifoq.MoveTask.Cancel]): the messages it moved stay moved.
 // In a store, it returns once the task has ended (after the batch it had taken) and its end is recorded, so
 // that a restart does not resume it; ctx bounds that wait. It returns the task, ErrMoveTaskNotFound for a
-// task the catalogue does not hold (or whose queue was deleted), and ErrMoveTaskNotRunning for one that has
+// task the catalogue does not hold (or whose queue was deleted), and fifoq.ErrMoveTaskNotRunning for one that has
 // ended.
-func (c *Catalog) CancelMoveTask(ctx context.Context, id string) (CatalogTask, error) {
+func (c *Catalog) CancelMoveTask(ctx context.Context, id string) (Task, error) {
 	t, ok := c.task(id)
 	if !ok {
-		return CatalogTask{}, rule.Reject(ErrMoveTaskNotFound, "task %s", id)
+		return Task{}, rule.Reject(ErrMoveTaskNotFound, "task %s", id)
 	}
 	if err := t.task.Cancel(); err != nil {
-		return CatalogTask{}, err
+		return Task{}, err
 	}
 	if c.st != nil {
 		if err := t.task.Wait(ctx); err != nil {
-			return CatalogTask{}, err
+			return Task{}, err
 		}
 		if err := c.err(); err != nil {
-			return CatalogTask{}, err
+			return Task{}, err
 		}
 	}
 	return t.info(), nil
@@ -255,26 +259,26 @@ func (c *Catalog) task(id string) (*catalogTask, bool) {
 	return t, c.holdsLocked(t.source) // deleted since: its tasks are forgotten
 }
 
-// MoveTask returns the move task id; ok is false when the catalogue does not hold it (see
+// fifoq.MoveTask returns the move task id; ok is false when the catalogue does not hold it (see
 // ErrMoveTaskNotFound).
-func (c *Catalog) MoveTask(id string) (t CatalogTask, ok bool) {
+func (c *Catalog) MoveTask(id string) (t Task, ok bool) {
 	ct, ok := c.task(id)
 	if !ok {
-		return CatalogTask{}, false
+		return Task{}, false
 	}
 	return ct.info(), true
 }
 
 // MoveTasks returns the move tasks of the queue name of ns, newest first: the last 10 started through the
 // catalogue (before a restart too, in a store).
-func (c *Catalog) MoveTasks(ns Namespace, name string) []CatalogTask {
+func (c *Catalog) MoveTasks(ns Namespace, name string) []Task {
 	e := c.lookup(ns, name)
 	if e == nil {
 		return nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]CatalogTask, 0, len(e.tasks))
+	out := make([]Task, 0, len(e.tasks))
 	for i := len(e.tasks) - 1; i >= 0; i-- {
 		out = append(out, e.tasks[i].info())
 	}

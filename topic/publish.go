@@ -1,4 +1,4 @@
-package fifoq
+package topic
 
 import (
 	"context"
@@ -13,11 +13,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
-// A TopicMessage is what a publisher publishes to a [Topic]: the parameters of SNS's Publish.
-type TopicMessage struct {
+// A Message is what a publisher publishes to a [Topic]: the parameters of SNS's Publish.
+type Message struct {
 	// Message is the message, 1 character or more of UTF-8: the body a queue receives, raw or in the
 	// envelope's Message.
 	Message string
@@ -38,7 +39,7 @@ type TopicMessage struct {
 	// Attributes are the message attributes: DataType "String", "String.Array" (a JSON array of strings,
 	// numbers, true, false and null, as a string), "Number" or "Binary", each optionally with a custom
 	// ".suffix". They count toward the message size.
-	Attributes map[string]Attribute
+	Attributes map[string]fifoq.Attribute
 }
 
 // PublishResult is what a publish tells the publisher.
@@ -56,11 +57,11 @@ const (
 	maxTopicAttrType    = 256
 )
 
-// CheckSubject returns ErrInvalidSubject unless subject is a valid Subject: 1..99 characters of UTF-8 text,
+// checkSubject returns ErrInvalidSubject unless subject is a valid Subject: 1..99 characters of UTF-8 text,
 // without line breaks or control characters, that starts with a letter, number or punctuation mark.
 // Publish reads an empty Subject as none, so it never rejects one; a front end whose protocol tells an empty
-// subject given from none calls CheckSubject for the subject it was given.
-func CheckSubject(subject string) error {
+// subject given from none calls checkSubject for the subject it was given.
+func checkSubject(subject string) error {
 	if subject == "" {
 		return rule.Reject(ErrInvalidSubject, "empty subject")
 	}
@@ -84,8 +85,8 @@ func CheckSubject(subject string) error {
 
 // A publication is a message accepted for publishing: checked, its caller's data copied.
 type publication struct {
-	msg     TopicMessage // attributes copied
-	content string       // what a queue receives: Message, or its "sqs" or "default" entry
+	msg     Message // attributes copied
+	content string  // what a queue receives: Message, or its "sqs" or "default" entry
 	size    int
 	dedupID string // FIFO: the explicit id or the content's SHA-256
 
@@ -101,17 +102,17 @@ type publication struct {
 
 // prepare checks m as SNS's Publish does, in SNS's order, and returns it ready to publish; contentDedup is
 // the topic's setting.
-func (t *Topic) prepare(m *TopicMessage, contentDedup bool) (*publication, error) {
+func (t *Topic) prepare(m *Message, contentDedup bool) (*publication, error) {
 	if m.Subject != "" {
-		if err := CheckSubject(m.Subject); err != nil {
+		if err := checkSubject(m.Subject); err != nil {
 			return nil, err
 		}
 	}
 	if m.Message == "" {
-		return nil, rule.Reject(ErrEmptyTopicMessage, "empty message")
+		return nil, rule.Reject(ErrEmptyMessage, "empty message")
 	}
 	if !utf8.ValidString(m.Message) {
-		return nil, invalidParameter(ErrInvalidTopicMessage, "Message", "message is not UTF-8")
+		return nil, rule.InvalidParameter(ErrInvalidMessage, "Message", "message is not UTF-8")
 	}
 	names := make([]string, 0, len(m.Attributes))
 	for name := range m.Attributes {
@@ -125,7 +126,7 @@ func (t *Topic) prepare(m *TopicMessage, contentDedup bool) (*publication, error
 	}
 	size := topicMessageSize(m)
 	if size > maxTopicMessageSize {
-		return nil, rule.Reject(ErrTopicMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
+		return nil, rule.Reject(ErrMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
 	}
 	if err := t.checkIDs(m, contentDedup); err != nil {
 		return nil, err
@@ -135,7 +136,6 @@ func (t *Topic) prepare(m *TopicMessage, contentDedup bool) (*publication, error
 		return nil, err
 	}
 	p := &publication{msg: *m, content: content, size: size}
-	p.msg.Attributes = cloneAttributes(m.Attributes)
 	if t.fifo {
 		p.dedupID = m.DeduplicationID
 		if p.dedupID == "" {
@@ -148,56 +148,43 @@ func (t *Topic) prepare(m *TopicMessage, contentDedup bool) (*publication, error
 
 // checkIDs checks the group and deduplication ids of m: FIFO topics need a group id, and a deduplication id
 // unless contentDedup; standard topics take no deduplication id.
-func (t *Topic) checkIDs(m *TopicMessage, contentDedup bool) error {
+func (t *Topic) checkIDs(m *Message, contentDedup bool) error {
 	if err := t.requireFIFOIDs(m, contentDedup); err != nil {
 		return err
 	}
-	if m.GroupID != "" && !validTopicID(m.GroupID) {
-		return invalidParameter(ErrTopicInvalidGroupID, "MessageGroupId Reason: MessageGroupId can only include "+
+	if m.GroupID != "" && !rule.ValidID(m.GroupID) {
+		return rule.InvalidParameter(ErrInvalidGroupID, "MessageGroupId Reason: MessageGroupId can only include "+
 			"alphanumeric and punctuation characters. 1 to 128 in length.", "%q", m.GroupID)
 	}
 	if m.DeduplicationID == "" {
 		return nil
 	}
 	if !t.fifo {
-		return invalidParameter(ErrTopicInvalidDeduplicationID, "MessageDeduplicationId Reason: The request includes "+
+		return rule.InvalidParameter(ErrInvalidDeduplicationID, "MessageDeduplicationId Reason: The request includes "+
 			"MessageDeduplicationId parameter that is not valid for this topic type", "standard topic %s", t.name)
 	}
-	if !validTopicID(m.DeduplicationID) {
-		return invalidParameter(ErrTopicInvalidDeduplicationID, "MessageDeduplicationId Reason: MessageDeduplicationId "+
+	if !rule.ValidID(m.DeduplicationID) {
+		return rule.InvalidParameter(ErrInvalidDeduplicationID, "MessageDeduplicationId Reason: MessageDeduplicationId "+
 			"can only include alphanumeric and punctuation characters. 1 to 128 in length.", "%q", m.DeduplicationID)
 	}
 	return nil
 }
 
 // requireFIFOIDs checks that a message to a FIFO topic has the ids it needs.
-func (t *Topic) requireFIFOIDs(m *TopicMessage, contentDedup bool) error {
+func (t *Topic) requireFIFOIDs(m *Message, contentDedup bool) error {
 	switch {
 	case !t.fifo:
 		return nil
 	case m.GroupID == "":
-		return rule.Reject(ErrTopicMissingGroupID, "FIFO topic %s", t.name)
+		return rule.Reject(ErrMissingGroupID, "FIFO topic %s", t.name)
 	case m.DeduplicationID == "" && !contentDedup:
-		return rule.Reject(ErrTopicMissingDeduplicationID, "FIFO topic %s", t.name)
+		return rule.Reject(ErrMissingDeduplicationID, "FIFO topic %s", t.name)
 	}
 	return nil
 }
 
-// validTopicID reports whether s is a valid group or deduplication id: 1..128 characters from '!' to '~'.
-func validTopicID(s string) bool {
-	if s == "" || len(s) > maxIDLength {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '!' || s[i] > '~' {
-			return false
-		}
-	}
-	return true
-}
-
 // topicMessageSize is the size SNS limits: the message, and each attribute's name, type and value.
-func topicMessageSize(m *TopicMessage) int {
+func topicMessageSize(m *Message) int {
 	n := len(m.Message)
 	for name, a := range m.Attributes {
 		n += len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
@@ -207,22 +194,22 @@ func topicMessageSize(m *TopicMessage) int {
 
 // structuredContent returns what a queue receives of m: Message, or with MessageStructure "json" its "sqs"
 // entry, else its "default" one.
-func structuredContent(m *TopicMessage) (string, error) {
+func structuredContent(m *Message) (string, error) {
 	switch m.MessageStructure {
 	case "":
 		return m.Message, nil
 	case "json":
 	default:
-		return "", invalidParameter(ErrInvalidTopicMessage, "MessageStructure", "message structure %q, want json", m.MessageStructure)
+		return "", rule.InvalidParameter(ErrInvalidMessage, "MessageStructure", "message structure %q, want json", m.MessageStructure)
 	}
 	var entries map[string]any
 	if err := json.Unmarshal([]byte(m.Message), &entries); err != nil {
-		return "", invalidParameter(ErrInvalidTopicMessage, "Message Structure - JSON message body failed to parse",
+		return "", rule.InvalidParameter(ErrInvalidMessage, "Message Structure - JSON message body failed to parse",
 			"message structure json: %v", err)
 	}
 	def, ok := entries["default"].(string)
 	if !ok {
-		return "", invalidParameter(ErrInvalidTopicMessage, "Message Structure - No default entry in JSON message body",
+		return "", rule.InvalidParameter(ErrInvalidMessage, "Message Structure - No default entry in JSON message body",
 			"message structure json without a default string")
 	}
 	if s, ok := entries["sqs"].(string); ok {
@@ -232,7 +219,7 @@ func structuredContent(m *TopicMessage) (string, error) {
 }
 
 // checkTopicAttribute checks one message attribute as SNS does.
-func checkTopicAttribute(name string, a Attribute) error {
+func checkTopicAttribute(name string, a fifoq.Attribute) error {
 	if err := checkTopicAttributeName(name); err != nil {
 		return err
 	}
@@ -315,7 +302,7 @@ type publishConfig struct {
 }
 
 // WithPublishEndpoint makes the envelopes of this publish name endpoint as their SNS service
-// (UnsubscribeURL), in place of the topic's ([WithTopicEndpoint]): a server sets the URL its client reached
+// (UnsubscribeURL), in place of the topic's ([WithEndpoint]): a server sets the URL its client reached
 // it at.
 func WithPublishEndpoint(endpoint string) PublishOption {
 	e := strings.TrimSuffix(endpoint, "/")
@@ -323,7 +310,7 @@ func WithPublishEndpoint(endpoint string) PublishOption {
 }
 
 // WithPublishSigner makes this publish sign its envelopes with s, in place of the topic's signer
-// ([WithTopicSigner]); a nil s signs nothing.
+// ([WithSigner]); a nil s signs nothing.
 func WithPublishSigner(s Signer) PublishOption { return func(c *publishConfig) { c.signer = &s } }
 
 // newPublishConfig applies opts over t's settings.
@@ -342,7 +329,7 @@ func (t *Topic) newPublishConfig(opts []PublishOption) publishConfig {
 // whose deduplication id was accepted in the last 5 minutes is accepted but not delivered: the result has
 // Duplicate set and the original's MessageID and SequenceNumber. Deliveries go on if ctx is cancelled once
 // the message is accepted.
-func (t *Topic) Publish(ctx context.Context, m TopicMessage, opts ...PublishOption) (PublishResult, error) {
+func (t *Topic) Publish(ctx context.Context, m Message, opts ...PublishOption) (PublishResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PublishResult{}, err
 	}
@@ -351,41 +338,45 @@ func (t *Topic) Publish(ctx context.Context, m TopicMessage, opts ...PublishOpti
 		return PublishResult{}, err
 	}
 	p.out = t.newPublishConfig(opts)
+	dctx := context.WithoutCancel(ctx)
+	var pending []delivery
 	if t.fifo {
 		t.order.Lock()
-		defer t.order.Unlock()
 	}
 	res, subs, err := t.accept(p)
-	if err != nil || res.Duplicate {
-		return res, err
+	if err == nil && !res.Duplicate {
+		pending = t.deliver(dctx, p, subs, nil)
 	}
-	t.deliver(context.WithoutCancel(ctx), p, subs)
-	return res, nil
+	if t.fifo {
+		t.order.Unlock()
+	}
+	t.settle(dctx, pending)
+	return res, err
 }
 
 // PublishBatch publishes 1..10 messages, in order (PublishBatch). The whole call fails, publishing nothing,
-// when the batch has no entries (ErrTopicEmptyBatch) or more than 10 (ErrTopicTooManyEntries), when its
-// messages and their attributes add up to more than 256 KiB (ErrTopicBatchTooLong), or on a FIFO topic when
+// when the batch has no entries (ErrEmptyBatch) or more than 10 (ErrTooManyEntries), when its
+// messages and their attributes add up to more than 256 KiB (ErrBatchTooLong), or on a FIFO topic when
 // an entry lacks a group id or a needed deduplication id. An entry that fails Publish's other checks fails
-// alone: its result is zero and the returned *BatchError names it, while the other entries are published
-// (entries reached after a concurrent [Topic.Delete] fail with ErrTopicNotFound).
+// alone: its result is zero and the returned *fifoq.BatchError names it, while the other entries are published
+// (entries reached after a concurrent [Topic.Delete] fail with ErrNotFound).
 // Batch entries have no ids here: a front end maps each entry's Id to its position.
-func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage, opts ...PublishOption) ([]PublishResult, error) {
+func (t *Topic) PublishBatch(ctx context.Context, ms []Message, opts ...PublishOption) ([]PublishResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if len(ms) == 0 {
-		return nil, rule.Reject(ErrTopicEmptyBatch, "no entries")
+		return nil, rule.Reject(ErrEmptyBatch, "no entries")
 	}
-	if len(ms) > MaxBatchEntries {
-		return nil, rule.Reject(ErrTopicTooManyEntries, "%d entries, at most %d", len(ms), MaxBatchEntries)
+	if len(ms) > fifoq.MaxBatchEntries {
+		return nil, rule.Reject(ErrTooManyEntries, "%d entries, at most %d", len(ms), fifoq.MaxBatchEntries)
 	}
 	total := 0
 	for i := range ms {
 		total += topicMessageSize(&ms[i])
 	}
 	if total > maxTopicMessageSize {
-		return nil, rule.Reject(ErrTopicBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
+		return nil, rule.Reject(ErrBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
 	}
 	contentDedup := t.Attributes().ContentBasedDeduplication
 	for i := range ms {
@@ -394,40 +385,44 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []TopicMessage, opts ...Pub
 		}
 	}
 	pubs := make([]*publication, len(ms))
-	var failed []EntryError
+	var failed []fifoq.EntryError
 	out := t.newPublishConfig(opts)
 	for i := range ms {
 		p, err := t.prepare(&ms[i], contentDedup)
 		if err != nil {
-			failed = append(failed, EntryError{Index: i, Err: err})
+			failed = append(failed, fifoq.EntryError{Index: i, Err: err})
 			continue
 		}
 		p.out = out
 		pubs[i] = p
 	}
-	if t.fifo {
-		t.order.Lock()
-		defer t.order.Unlock()
-	}
 	results := make([]PublishResult, len(ms))
 	dctx := context.WithoutCancel(ctx)
+	var pending []delivery
+	if t.fifo {
+		t.order.Lock()
+	}
 	for i, p := range pubs {
 		if p == nil {
 			continue
 		}
 		res, subs, err := t.accept(p)
 		if err != nil { // the topic was deleted meanwhile: this entry and those after it fail
-			failed = append(failed, EntryError{Index: i, Err: err})
+			failed = append(failed, fifoq.EntryError{Index: i, Err: err})
 			continue
 		}
 		results[i] = res
 		if !res.Duplicate {
-			t.deliver(dctx, p, subs)
+			pending = t.deliver(dctx, p, subs, pending)
 		}
 	}
+	if t.fifo {
+		t.order.Unlock()
+	}
+	t.settle(dctx, pending)
 	if failed != nil {
-		slices.SortFunc(failed, func(a, b EntryError) int { return a.Index - b.Index })
-		return results, &BatchError{Entries: failed}
+		slices.SortFunc(failed, func(a, b fifoq.EntryError) int { return a.Index - b.Index })
+		return results, &fifoq.BatchError{Entries: failed}
 	}
 	return results, nil
 }
@@ -438,18 +433,18 @@ func (t *Topic) accept(p *publication) (PublishResult, []*Subscription, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.deleted {
-		return PublishResult{}, nil, rule.Reject(ErrTopicNotFound, "%s", t.name)
+		return PublishResult{}, nil, rule.Reject(ErrNotFound, "%s", t.name)
 	}
 	now := t.nowLocked()
 	t.counters.published.Add(1)
 	t.counters.publishedBytes.Add(uint64(p.size))
 	if t.fifo {
-		if seq, dup := t.dedup.lookup(p.dedupID, now); dup {
+		if seq, dup := t.dedup.Lookup(p.dedupID, now); dup {
 			t.counters.duplicates.Add(1)
 			return PublishResult{MessageID: t.fifoMessageID(seq), SequenceNumber: sequenceNumber(seq), Duplicate: true}, nil, nil
 		}
 		t.nextSeq++
-		t.dedup.add(p.dedupID, t.nextSeq, now)
+		t.dedup.Add(p.dedupID, t.nextSeq, now)
 		p.messageID, p.seq = t.fifoMessageID(t.nextSeq), sequenceNumber(t.nextSeq)
 	} else {
 		p.messageID = newUUID()
@@ -476,8 +471,20 @@ func (t *Topic) fifoMessageID(seq uint64) string {
 	return formatUUID(b, 8) // version 8: a custom layout
 }
 
-// deliver delivers p to each of subs whose filter policy it matches.
-func (t *Topic) deliver(ctx context.Context, p *publication, subs []*Subscription) {
+// A delivery is a message a queue took, not yet durable: what settle waits for.
+type delivery struct {
+	s       *Subscription
+	cfg     *subscriptionConfig
+	p       *publication
+	qm      fifoq.Message
+	pending fifoq.Pending
+}
+
+// deliver sends p to each of subs whose filter policy it matches, and returns the sends to settle, appended
+// to pending. A send a queue refuses goes to the subscription's dead-letter queue at once. On a FIFO topic it
+// runs under the order lock: every queue takes a group's messages in sequence order, while their syncs are
+// waited for after the lock is released.
+func (t *Topic) deliver(ctx context.Context, p *publication, subs []*Subscription, pending []delivery) []delivery {
 	filtered := p.msg
 	filtered.Message = p.content
 	view := newMessageView(&filtered)
@@ -489,19 +496,32 @@ func (t *Topic) deliver(ctx context.Context, p *publication, subs []*Subscriptio
 			}
 		}
 		qm, err := t.queueMessage(s, cfg, p)
+		var pend fifoq.Pending
 		if err == nil {
-			if q := s.Queue(); q != nil {
-				_, err = q.Send(ctx, qm)
-			} else {
-				err = rule.Reject(ErrQueueDoesNotExist, "queue %s of %v", s.target.key.name, s.target.key.ns)
-			}
+			_, pend, err = s.endpoint.SendNoWait(ctx, qm)
 		}
-		if err == nil {
-			t.counters.delivered.Add(1)
+		if err != nil {
+			t.counters.failed.Add(1)
+			t.redrive(ctx, s, cfg, p, qm, err)
 			continue
 		}
-		t.counters.failed.Add(1)
-		t.redrive(ctx, s, cfg, p, qm, err)
+		pending = append(pending, delivery{s: s, cfg: cfg, p: p, qm: qm, pending: pend})
+	}
+	return pending
+}
+
+// settle waits for the deliveries to be durable, and counts them. Queues in one store make their changes
+// durable in order and share syncs, so a publish to any number of durable queues waits for one sync. A
+// delivery whose sync failed (its store failed) counts as failed, and goes to the dead-letter queue, if it
+// has one, as a refused one does.
+func (t *Topic) settle(ctx context.Context, pending []delivery) {
+	for _, d := range pending {
+		if err := d.pending.Wait(); err != nil {
+			t.counters.failed.Add(1)
+			t.redrive(ctx, d.s, d.cfg, d.p, d.qm, err)
+			continue
+		}
+		t.counters.delivered.Add(1)
 	}
 }
 
@@ -526,14 +546,14 @@ func (t *Topic) countFiltered(o filterOutcome) bool {
 // queueMessage returns the message subscription s sends its queue for p: the envelope, or with raw delivery
 // the content and the attributes. A FIFO queue gets the deduplication id; every queue gets the group id.
 // The error is a signer's: the message is then unsigned.
-func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *publication) (Message, error) {
-	qm := Message{GroupID: p.msg.GroupID}
-	if s.queueFIFO() {
+func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *publication) (fifoq.Message, error) {
+	qm := fifoq.Message{GroupID: p.msg.GroupID}
+	if s.endpoint.FIFO() {
 		qm.DeduplicationID = p.dedupID
 	}
 	if cfg.attrs.RawMessageDelivery {
 		qm.Body = p.content
-		qm.Attributes = cloneAttributes(p.msg.Attributes)
+		qm.Attributes = p.msg.Attributes // the queue copies them
 		return qm, nil
 	}
 	e, err := t.envelope(s, p)
@@ -542,11 +562,8 @@ func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *public
 }
 
 // redrive sends qm, which s's queue refused with cause, to s's dead-letter queue, and logs the failure.
-func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionConfig, p *publication, qm Message, cause error) {
+func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionConfig, p *publication, qm fifoq.Message, cause error) {
 	dlq := cfg.attrs.DeadLetterQueue
-	if cfg.dlq != nil {
-		dlq = cfg.dlq.queue() // nil while the catalogue holds none: the message is lost
-	}
 	var dlqErr error
 	if dlq != nil {
 		dm := qm
@@ -554,7 +571,11 @@ func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionC
 		if dlq.FIFO() {
 			dm.DeduplicationID = p.dedupID
 		}
-		if _, dlqErr = dlq.Send(ctx, dm); dlqErr == nil {
+		var pend fifoq.Pending
+		if _, pend, dlqErr = dlq.SendNoWait(ctx, dm); dlqErr == nil {
+			dlqErr = pend.Wait()
+		}
+		if dlqErr == nil {
 			t.counters.redriven.Add(1)
 		} else {
 			t.counters.failedToRedrive.Add(1)
@@ -567,7 +588,7 @@ func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionC
 	attrs := []slog.Attr{
 		slog.String(attrTopic, t.name),
 		slog.String(attrSubscription, s.arn),
-		slog.String(attrQueue, s.queueName()),
+		slog.String(attrQueue, s.endpoint.Name()),
 		slog.String(attrMessageID, p.messageID),
 		slog.Any(attrError, cause),
 	}
@@ -585,18 +606,14 @@ func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionC
 	t.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// queueName returns the fifoq name of the subscribed queue, or for a Catalog's subscription the name its
-// endpoint gives.
-func (s *Subscription) queueName() string {
-	if s.queue != nil {
-		return s.queue.Name()
-	}
-	return s.target.key.name
-}
-
-// The keys topics add to those of log.go.
+// The keys of a topic's log records: those of package fifoq's, and the topic's own.
 const (
 	attrTopic           = "topic"             // the topic's name
 	attrSubscription    = "subscription"      // the subscription's ARN
-	attrDeadLetterError = "dead_letter_error" // what the dead-letter queue refused a message with
+	attrQueue           = "queue"             // the subscribed queue's name
+	attrMessageID       = "message_id"        // the published message's MessageId
+	attrGroup           = "group"             // its MessageGroupId
+	attrError           = "error"             // what the queue refused it with
+	attrDeadLetterQueue = "dead_letter_queue" // the subscription's dead-letter queue
+	attrDeadLetterError = "dead_letter_error" // what the dead-letter queue refused it with
 )

@@ -1,4 +1,4 @@
-package fifoq_test
+package catalog_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // returns it; with another value of a setting given, it is refused as SQS refuses it.
 func ExampleCatalog() {
 	ctx := context.Background()
-	cat := fifoq.NewCatalog()
+	cat := fifoq.New()
 	defer cat.Close()
 	ns := fifoq.Namespace{} // one namespace is all this program needs
 
@@ -55,7 +55,7 @@ func ExampleCatalog() {
 func ExampleCatalog_DeleteQueue() {
 	ctx := context.Background()
 	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	cat := fifoq.NewCatalog(fifoq.WithCatalogClock(clock))
+	cat := fifoq.New(fifoq.WithClock(clock))
 	defer cat.Close()
 	ns := fifoq.Namespace{Account: "000000000000", Region: "us-east-1"}
 
@@ -102,7 +102,7 @@ func ExampleOpenCatalog() {
 		if err != nil {
 			panic(err)
 		}
-		cat, err := fifoq.OpenCatalog(st)
+		cat, err := fifoq.Open(st)
 		if err != nil {
 			panic(err)
 		}
@@ -139,7 +139,7 @@ func ExampleOpenCatalog() {
 // and deletes one, DELETE deletes the queue. The catalogue's errors carry the codes and messages SQS
 // answers with, which a service passes on.
 func Example_catalogService() {
-	cat := fifoq.NewCatalog()
+	cat := fifoq.New()
 	defer cat.Close()
 	nsOf := func(r *http.Request) fifoq.Namespace { return fifoq.Namespace{Account: r.Header.Get("X-Account")} }
 	fail := func(w http.ResponseWriter, err error) {

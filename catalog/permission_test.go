@@ -1,4 +1,4 @@
-package fifoq_test
+package catalog_test
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package fifoq
+package catalog
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func ciOpen(t *testing.T, disk *storagetest.Disk, clock Clock) (*Catalog, *Store
 	require.NoError(t, err)
 	st, err := OpenStore(eng, "disk")
 	require.NoError(t, err)
-	c, err := OpenCatalog(st, WithCatalogClock(clock), WithDefaultNamespace(ciNS))
+	c, err := Open(st, WithClock(clock), WithDefaultNamespace(ciNS))
 	return c, st, err
 }
 
@@ -42,7 +42,7 @@ func ciWrite(t *testing.T, disk *storagetest.Disk, edit func(b storage.Batch)) {
 }
 
 // A DeleteQueue cut short by a crash after its deletion was recorded, before the queue was deleted from the
-// store, is finished by the next OpenCatalog: the queue is gone, and its name waits its 60 seconds.
+// store, is finished by the next Open: the queue is gone, and its name waits its 60 seconds.
 func TestCatalogInterruptedDelete(t *testing.T) {
 	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	disk := storagetest.NewDisk()
@@ -177,7 +177,7 @@ func TestCatalogCorruptRecords(t *testing.T) {
 }
 
 // A store with a running move task and a corrupt topic record is refused, and the task does not run: a
-// catalogue that OpenCatalog does not return resumes no task.
+// catalogue that Open does not return resumes no task.
 func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -220,7 +220,7 @@ func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
 		visible := q.Stats().Visible
 		clock.Advance(time.Minute)
 		synctest.Wait()
-		require.Equal(t, visible, q.Stats().Visible, "no message moved after OpenCatalog failed")
+		require.Equal(t, visible, q.Stats().Visible, "no message moved after Open failed")
 		require.NoError(t, st.Close())
 	})
 }
@@ -230,7 +230,7 @@ func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
 // queue leave it as it was.
 func TestCatalogNamesBounded(t *testing.T) {
 	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := NewCatalog(WithCatalogClock(clock), WithDefaultNamespace(ciNS))
+	c := New(WithClock(clock), WithDefaultNamespace(ciNS))
 	ctx := context.Background()
 	other := Namespace{Account: "111111111111", Region: "eu-west-1"}
 	_, err := c.CreateQueue(ctx, other, "dlq", Definition{}, 0)
@@ -261,7 +261,7 @@ func TestCatalogNamesBounded(t *testing.T) {
 	require.NoError(t, c.DeleteQueue(ctx, other, "dlq"))
 	q, ok := c.Find(fn)
 	require.False(t, ok)
-	require.Equal(t, CatalogQueue{Namespace: other, Name: "dlq"}, q, "a name deleted less than 60 s ago is known")
+	require.Equal(t, Queue{Namespace: other, Name: "dlq"}, q, "a name deleted less than 60 s ago is known")
 	clock.Advance(deletedReuseDelay)
 	_, err = c.CreateQueue(ctx, ciNS, "home", Definition{}, 0) // forgets the names deleted 60 s ago
 	require.NoError(t, err)

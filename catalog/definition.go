@@ -1,4 +1,4 @@
-package fifoq
+package catalog
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
@@ -19,22 +20,22 @@ import (
 // A Definition is a value: the catalogue hands out copies, and takes a definition's maps over only as
 // documented.
 type Definition struct {
-	VisibilityTimeout         time.Duration      // 0..12h; default 30s
-	Delay                     time.Duration      // 0..15m; default 0
-	Retention                 time.Duration      // 1m..14 days; default 4 days
-	MaxMessageSize            int                // 1 KiB..1 MiB; default 1 MiB
-	ReceiveWaitTime           time.Duration      // 0..20s; default 0
-	ContentBasedDeduplication bool               // FIFO only
-	DeduplicationScope        DeduplicationScope // FIFO only; default DeduplicationScopeQueue (0 reads as such)
+	VisibilityTimeout         time.Duration            // 0..12h; default 30s
+	Delay                     time.Duration            // 0..15m; default 0
+	Retention                 time.Duration            // 1m..14 days; default 4 days
+	MaxMessageSize            int                      // 1 KiB..1 MiB; default 1 MiB
+	ReceiveWaitTime           time.Duration            // 0..20s; default 0
+	ContentBasedDeduplication bool                     // FIFO only
+	DeduplicationScope        fifoq.DeduplicationScope // FIFO only; default fifoq.DeduplicationScopeQueue (0 reads as such)
 
 	// RedrivePolicy names the queue's dead-letter queue, a queue of its namespace.
 	RedrivePolicy RedrivePolicy
-	// RedriveAllowPolicy says which queues of its namespace may use the queue as their dead-letter queue. nil,
+	// fifoq.RedriveAllowPolicy says which queues of its namespace may use the queue as their dead-letter queue. nil,
 	// the default, allows all and stands for a policy that was never given, which SQS does not show.
-	RedriveAllowPolicy *RedriveAllowPolicy
+	RedriveAllowPolicy *fifoq.RedriveAllowPolicy
 
 	// ThroughputLimit is FifoThroughputLimit (FIFO only): ThroughputPerQueue, the default, or
-	// ThroughputPerMessageGroupID, which needs DeduplicationScopeMessageGroup. fifoq has no throughput
+	// ThroughputPerMessageGroupID, which needs fifoq.DeduplicationScopeMessageGroup. fifoq has no throughput
 	// limit to apply: it is stored and returned.
 	ThroughputLimit ThroughputLimit
 	// Policy is the queue's access policy, a JSON document, "" for none: stored and returned, never enforced.
@@ -61,7 +62,7 @@ type Definition struct {
 }
 
 // A RedrivePolicy sends the messages of a queue received MaxReceiveCount times and not deleted to its
-// dead-letter queue (see [WithDeadLetterQueue]). The zero RedrivePolicy is none.
+// dead-letter queue (see [fifoq.WithDeadLetterQueue]). The zero RedrivePolicy is none.
 type RedrivePolicy struct {
 	// DeadLetterQueue is the name of the dead-letter queue in the queue's namespace; "" for no policy.
 	DeadLetterQueue string
@@ -100,7 +101,7 @@ type Fields uint32
 
 const (
 	FieldContentBasedDeduplication Fields = 1 << iota // ContentBasedDeduplication
-	FieldDeduplicationScope                           // DeduplicationScope
+	FieldDeduplicationScope                           // fifoq.DeduplicationScope
 	FieldDelay                                        // DelaySeconds
 	FieldThroughputLimit                              // FifoThroughputLimit
 	FieldKMSDataKeyReusePeriod                        // KmsDataKeyReusePeriodSeconds
@@ -109,7 +110,7 @@ const (
 	FieldRetention                                    // MessageRetentionPeriod
 	FieldPolicy                                       // Policy
 	FieldReceiveWaitTime                              // ReceiveMessageWaitTimeSeconds
-	FieldRedriveAllowPolicy                           // RedriveAllowPolicy
+	FieldRedriveAllowPolicy                           // fifoq.RedriveAllowPolicy
 	FieldRedrivePolicy                                // RedrivePolicy
 	FieldSQSManagedSSE                                // SqsManagedSseEnabled
 	FieldVisibilityTimeout                            // VisibilityTimeout
@@ -121,9 +122,9 @@ const (
 
 // fieldAttributes are the SQS names of the fields, bit by bit: in the order of the names, which is the order
 // SQS checks and compares them in.
-var fieldAttributes = [...]string{"ContentBasedDeduplication", "DeduplicationScope", "DelaySeconds",
+var fieldAttributes = [...]string{"ContentBasedDeduplication", "fifoq.DeduplicationScope", "DelaySeconds",
 	"FifoThroughputLimit", "KmsDataKeyReusePeriodSeconds", "KmsMasterKeyId", "MaximumMessageSize",
-	"MessageRetentionPeriod", "Policy", "ReceiveMessageWaitTimeSeconds", "RedriveAllowPolicy", "RedrivePolicy",
+	"MessageRetentionPeriod", "Policy", "ReceiveMessageWaitTimeSeconds", "fifoq.RedriveAllowPolicy", "RedrivePolicy",
 	"SqsManagedSseEnabled", "VisibilityTimeout", "Tags"}
 
 // The limits of the encryption settings and tags.
@@ -139,10 +140,11 @@ const (
 // NewDefinition returns the definition of a new queue of the type fifo says (FIFO or standard) made with no
 // settings: the defaults of [New], SQS-managed encryption, and on a FIFO queue the per-queue throughput limit.
 func NewDefinition(fifo bool) Definition {
-	c := defaultConfig()
-	d := Definition{VisibilityTimeout: c.visibility, Retention: c.retention, MaxMessageSize: c.maxSize, SQSManagedSSE: true}
+	a := fifoq.DefaultAttributes(fifo)
+	d := Definition{VisibilityTimeout: a.VisibilityTimeout, Retention: a.Retention, MaxMessageSize: a.MaxMessageSize,
+		SQSManagedSSE: true}
 	if fifo {
-		d.DeduplicationScope, d.ThroughputLimit = DeduplicationScopeQueue, ThroughputPerQueue
+		d.DeduplicationScope, d.ThroughputLimit = fifoq.DeduplicationScopeQueue, ThroughputPerQueue
 	}
 	return d
 }
@@ -209,12 +211,12 @@ func (d *Definition) Apply(changes Definition, fields Fields) {
 // Check returns the error the catalogue returns for the settings of d that fields lists, on a queue of the
 // type fifo says, or nil: it checks each in the order of the names of their SQS attributes, then the rules
 // between them that fields lists both sides of. The settings of [New] take its errors and messages
-// (ErrInvalidQueueAttribute, ErrFIFOOnly), as does a redrive allow policy (ErrInvalidRedriveAllowPolicy); a
+// (fifoq.ErrInvalidQueueAttribute, fifoq.ErrFIFOOnly), as does a redrive allow policy (fifoq.ErrInvalidRedriveAllowPolicy); a
 // redrive policy with no dead-letter queue or a maxReceiveCount out of 1..1000 returns
-// ErrInvalidRedrivePolicy; a throughput limit or a KMS reuse period out of range, ErrInvalidQueueAttribute;
+// fifoq.ErrInvalidRedrivePolicy; a throughput limit or a KMS reuse period out of range, fifoq.ErrInvalidQueueAttribute;
 // more than 50 tags, or longer ones, ErrInvalidTags; a KMS key given with SQSManagedSSE true,
-// ErrEncryptionConflict; and ThroughputPerMessageGroupID without DeduplicationScopeMessageGroup,
-// ErrInvalidQueueAttribute. Check looks
+// ErrEncryptionConflict; and ThroughputPerMessageGroupID without fifoq.DeduplicationScopeMessageGroup,
+// fifoq.ErrInvalidQueueAttribute. Check looks
 // up no queue: whether a dead-letter queue exists and allows the queue is for the catalogue to say. A front
 // end calls it for each setting as it reads a request, to refuse the first bad one in the order SQS does.
 func (d *Definition) Check(fifo bool, fields Fields) error {
@@ -231,10 +233,10 @@ func (d *Definition) Check(fifo bool, fields Fields) error {
 	case fields&FieldKMSMasterKeyID != 0 && fields&FieldSQSManagedSSE != 0 && d.KMSMasterKeyID != "" && d.SQSManagedSSE:
 		return rule.Reject(ErrEncryptionConflict, "a KMS key and SQS-managed encryption")
 	case fifo && fields&(FieldThroughputLimit|FieldDeduplicationScope) == FieldThroughputLimit|FieldDeduplicationScope &&
-		d.ThroughputLimit == ThroughputPerMessageGroupID && cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue) != DeduplicationScopeMessageGroup:
-		return rule.Reject(ErrInvalidQueueAttribute, "throughput limit %v with deduplication scope %v", d.ThroughputLimit,
-			cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue)).Says("Invalid value for the parameter FifoThroughputLimit. " +
-			"Reason: perMessageGroupId is allowed only when DeduplicationScope is messageGroup.")
+		d.ThroughputLimit == ThroughputPerMessageGroupID && cmp.Or(d.DeduplicationScope, fifoq.DeduplicationScopeQueue) != fifoq.DeduplicationScopeMessageGroup:
+		return rule.Reject(fifoq.ErrInvalidQueueAttribute, "throughput limit %v with deduplication scope %v", d.ThroughputLimit,
+			cmp.Or(d.DeduplicationScope, fifoq.DeduplicationScopeQueue)).Says("Invalid value for the parameter FifoThroughputLimit. " +
+			"Reason: perMessageGroupId is allowed only when fifoq.DeduplicationScope is messageGroup.")
 	}
 	return nil
 }
@@ -243,46 +245,45 @@ func (d *Definition) Check(fifo bool, fields Fields) error {
 func (d *Definition) checkField(fifo bool, f Fields, name string) error {
 	if !fifo && (f == FieldContentBasedDeduplication && d.ContentBasedDeduplication ||
 		f == FieldDeduplicationScope && d.DeduplicationScope != 0 || f == FieldThroughputLimit && d.ThroughputLimit != 0) {
-		return rule.Reject(ErrFIFOOnly, "unknown attribute %s on standard queue", name)
+		return rule.Reject(fifoq.ErrFIFOOnly, "unknown attribute %s on standard queue", name)
 	}
 	switch f {
 	case FieldVisibilityTimeout:
-		return CheckOptions(fifo, WithVisibilityTimeout(d.VisibilityTimeout))
+		return fifoq.CheckOptions(fifo, fifoq.WithVisibilityTimeout(d.VisibilityTimeout))
 	case FieldDelay:
-		return CheckOptions(fifo, WithDelay(d.Delay))
+		return fifoq.CheckOptions(fifo, fifoq.WithDelay(d.Delay))
 	case FieldRetention:
-		return CheckOptions(fifo, WithRetention(d.Retention))
+		return fifoq.CheckOptions(fifo, fifoq.WithRetention(d.Retention))
 	case FieldMaxMessageSize:
-		return CheckOptions(fifo, WithMaxMessageSize(d.MaxMessageSize))
+		return fifoq.CheckOptions(fifo, fifoq.WithMaxMessageSize(d.MaxMessageSize))
 	case FieldReceiveWaitTime:
-		return CheckOptions(fifo, WithReceiveWaitTime(d.ReceiveWaitTime))
+		return fifoq.CheckOptions(fifo, fifoq.WithReceiveWaitTime(d.ReceiveWaitTime))
 	case FieldDeduplicationScope:
 		if fifo && d.DeduplicationScope != 0 {
-			return CheckOptions(fifo, WithDeduplicationScope(d.DeduplicationScope))
+			return fifoq.CheckOptions(fifo, fifoq.WithDeduplicationScope(d.DeduplicationScope))
 		}
 	case FieldThroughputLimit:
 		if fifo && d.ThroughputLimit != ThroughputPerQueue && d.ThroughputLimit != ThroughputPerMessageGroupID {
-			return badAttribute(name, "throughput limit %d", d.ThroughputLimit)
+			return rule.BadQueueAttribute(name, "throughput limit %d", d.ThroughputLimit)
 		}
 	case FieldKMSDataKeyReusePeriod:
 		if p := d.KMSDataKeyReusePeriod; p != 0 && (p < minKeyReusePeriod || p > maxKeyReusePeriod) {
-			return badAttribute(name, "KMS data key reuse period %v, want %v..%v", p, minKeyReusePeriod, maxKeyReusePeriod)
+			return rule.BadQueueAttribute(name, "KMS data key reuse period %v, want %v..%v", p, minKeyReusePeriod, maxKeyReusePeriod)
 		}
 	case FieldRedrivePolicy:
 		p := d.RedrivePolicy
 		switch {
 		case p.DeadLetterQueue == "" && p.MaxReceiveCount != 0:
-			return rule.Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", p.MaxReceiveCount)
+			return rule.Reject(fifoq.ErrInvalidRedrivePolicy, "maxReceiveCount %d without a dead-letter queue", p.MaxReceiveCount)
 		case p.DeadLetterQueue == "":
 		case rule.QueueName(p.DeadLetterQueue) != nil:
-			return rule.Reject(ErrInvalidRedrivePolicy, "dead-letter queue %q is not a queue name", p.DeadLetterQueue)
-		case p.MaxReceiveCount < 1 || p.MaxReceiveCount > maxMaxReceiveCount:
-			return rule.Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", p.MaxReceiveCount, maxMaxReceiveCount).Says(
-				"Invalid value for maxReceiveCount: %d, valid values are from 1 to %d both inclusive.", p.MaxReceiveCount, maxMaxReceiveCount)
+			return rule.Reject(fifoq.ErrInvalidRedrivePolicy, "dead-letter queue %q is not a queue name", p.DeadLetterQueue)
+		default:
+			return rule.CheckMaxReceiveCount(p.MaxReceiveCount)
 		}
 	case FieldRedriveAllowPolicy:
 		if p := d.RedriveAllowPolicy; p != nil {
-			return p.validate()
+			return fifoq.CheckOptions(fifo, fifoq.WithRedriveAllowPolicy(*p))
 		}
 	case FieldTags:
 		return checkTags(d.Tags)
@@ -360,7 +361,7 @@ func (d *Definition) showsSame(o *Definition, f Fields) bool {
 	case FieldContentBasedDeduplication:
 		return d.ContentBasedDeduplication == o.ContentBasedDeduplication
 	case FieldDeduplicationScope:
-		return cmp.Or(d.DeduplicationScope, DeduplicationScopeQueue) == cmp.Or(o.DeduplicationScope, DeduplicationScopeQueue)
+		return cmp.Or(d.DeduplicationScope, fifoq.DeduplicationScopeQueue) == cmp.Or(o.DeduplicationScope, fifoq.DeduplicationScopeQueue)
 	case FieldThroughputLimit:
 		return d.ThroughputLimit == o.ThroughputLimit
 	case FieldRedrivePolicy:
@@ -397,21 +398,21 @@ func (d Definition) clone() Definition {
 	return d
 }
 
-func cloneAllowPolicy(p *RedriveAllowPolicy) *RedriveAllowPolicy {
+func cloneAllowPolicy(p *fifoq.RedriveAllowPolicy) *fifoq.RedriveAllowPolicy {
 	if p == nil {
 		return nil
 	}
-	return &RedriveAllowPolicy{Permission: p.Permission, Sources: slices.Clone(p.Sources)}
+	return &fifoq.RedriveAllowPolicy{Permission: p.Permission, Sources: slices.Clone(p.Sources)}
 }
 
 // withAttributes returns d with the settings its Queue has now, a: its attributes, and its redrive policy
 // when it is bound, the dead-letter queue named by nameOf (the catalogue's name of a queue).
-func (d Definition) withAttributes(a Attributes, fifo bool, nameOf func(*Queue) string) Definition {
+func (d Definition) withAttributes(a fifoq.Attributes, fifo bool, nameOf func(*fifoq.Queue) string) Definition {
 	d.VisibilityTimeout, d.Delay, d.Retention = a.VisibilityTimeout, a.Delay, a.Retention
 	d.MaxMessageSize, d.ReceiveWaitTime = a.MaxMessageSize, a.ReceiveWaitTime
 	if fifo {
 		d.ContentBasedDeduplication = a.ContentBasedDeduplication
-		d.DeduplicationScope = cmp.Or(a.DeduplicationScope, DeduplicationScopeQueue)
+		d.DeduplicationScope = cmp.Or(a.DeduplicationScope, fifoq.DeduplicationScopeQueue)
 	}
 	if a.DeadLetterQueue != nil {
 		d.RedrivePolicy = RedrivePolicy{DeadLetterQueue: nameOf(a.DeadLetterQueue), MaxReceiveCount: a.MaxReceiveCount}

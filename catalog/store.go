@@ -1,4 +1,4 @@
-package fifoq
+package catalog
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/rule"
-	"github.com/fifoq/fifoq/storage"
 )
 
 // The records of a catalogue in a store, beside the queues' own (codec.go):
@@ -28,7 +28,7 @@ import (
 // Each change of a queue's definition writes it whole again, under the queue's lock, so the store holds the
 // last one in memory; the call that made it waits for it after releasing its locks. A DeleteQueue removes the
 // definition and the tasks and records the name as deleted, then deletes the queue from the store;
-// OpenCatalog finishes a deletion that a crash cut short. A move task's record is written by the task (a
+// Open finishes a deletion that a crash cut short. A move task's record is written by the task (a
 // taskRecord): when it starts, with each step (so the count of moved messages is exact after a crash) and when
 // it ends; a catalogue that closes pauses its tasks without recording an end, so they go on when it is
 // opened again.
@@ -41,7 +41,8 @@ const (
 	catalogVersion byte = 1
 )
 
-func catalogKeyOf(kind byte, name string) []byte { return append([]byte{keyCatalog, kind}, name...) }
+// catalogKeyOf returns the key of a record of that kind and name, in the store's records area.
+func catalogKeyOf(kind byte, name string) []byte { return append([]byte{kind}, name...) }
 
 // taskKey returns the key of the seq-th task, of the queue of fifoq name fn.
 func taskKey(fn string, seq uint64) []byte {
@@ -68,7 +69,7 @@ type definitionRecord struct {
 	ReceiveWaitTime           time.Duration `json:"receiveWaitTime"`
 	MaxMessageSize            int           `json:"maxMessageSize"`
 	ContentBasedDeduplication bool          `json:"contentBasedDeduplication,omitempty"`
-	DeduplicationScope        uint8         `json:"deduplicationScope,omitempty"` // FIFO: a DeduplicationScope
+	DeduplicationScope        uint8         `json:"deduplicationScope,omitempty"` // FIFO: a fifoq.DeduplicationScope
 	ThroughputLimit           uint8         `json:"throughputLimit,omitempty"`    // FIFO: a ThroughputLimit
 
 	RedriveAllowPolicy *allowRecord `json:"redriveAllowPolicy,omitempty"`
@@ -84,7 +85,7 @@ type definitionRecord struct {
 }
 
 type allowRecord struct {
-	Permission uint8    `json:"permission"` // a RedrivePermission
+	Permission uint8    `json:"permission"` // a fifoq.RedrivePermission
 	Sources    []string `json:"sources,omitempty"`
 }
 
@@ -126,13 +127,13 @@ func (c *Catalog) decodeDefinition(fn string, v []byte) (catalogKey, *Definition
 	d := &Definition{
 		VisibilityTimeout: r.VisibilityTimeout, Delay: r.Delay, Retention: r.Retention, ReceiveWaitTime: r.ReceiveWaitTime,
 		MaxMessageSize: r.MaxMessageSize, ContentBasedDeduplication: r.ContentBasedDeduplication,
-		DeduplicationScope: DeduplicationScope(r.DeduplicationScope), ThroughputLimit: ThroughputLimit(r.ThroughputLimit),
+		DeduplicationScope: fifoq.DeduplicationScope(r.DeduplicationScope), ThroughputLimit: ThroughputLimit(r.ThroughputLimit),
 		RedrivePolicy: RedrivePolicy{DeadLetterQueue: r.DeadLetterQueue, MaxReceiveCount: r.MaxReceiveCount, Pending: r.Pending},
 		Policy:        r.Policy, KMSMasterKeyID: r.KMSMasterKeyID, KMSDataKeyReusePeriod: r.KMSDataKeyReusePeriod,
 		SQSManagedSSE: r.SQSManagedSSE, Tags: r.Tags, Created: time.Unix(0, r.Created), Modified: time.Unix(0, r.Modified),
 	}
 	if p := r.RedriveAllowPolicy; p != nil {
-		d.RedriveAllowPolicy = &RedriveAllowPolicy{Permission: RedrivePermission(p.Permission), Sources: p.Sources}
+		d.RedriveAllowPolicy = &fifoq.RedriveAllowPolicy{Permission: fifoq.RedrivePermission(p.Permission), Sources: p.Sources}
 	}
 	fifo := fifoName(k.name)
 	switch {
@@ -169,24 +170,24 @@ type homeRecord struct {
 
 // A taskRecordValue is a move task as stored.
 type taskRecordValue struct {
-	ID          string        `json:"id"`
-	Destination string        `json:"destination,omitempty"` // fifoq name; "" when messages go back to their sources
-	Rate        int           `json:"rate"`
-	State       MoveTaskState `json:"state"` // running, completed, cancelled or failed
-	Moved       int           `json:"moved"`
-	ToMove      int           `json:"toMove"`
-	Failure     string        `json:"failure,omitempty"`
-	Started     int64         `json:"started"` // Unix nanoseconds
+	ID          string              `json:"id"`
+	Destination string              `json:"destination,omitempty"` // fifoq name; "" when messages go back to their sources
+	Rate        int                 `json:"rate"`
+	State       fifoq.MoveTaskState `json:"state"` // running, completed, cancelled or failed
+	Moved       int                 `json:"moved"`
+	ToMove      int                 `json:"toMove"`
+	Failure     string              `json:"failure,omitempty"`
+	Started     int64               `json:"started"` // Unix nanoseconds
 }
 
-// encode returns t's record with status st: the encoding its MoveTask calls for each write of it. A task
+// encode returns t's record with status st: the encoding its fifoq.MoveTask calls for each write of it. A task
 // being cancelled is recorded as cancelled: its end.
-func (t *catalogTask) encode(st MoveTaskStatus) []byte {
+func (t *catalogTask) encode(st fifoq.MoveTaskStatus) []byte {
 	r := taskRecordValue{ID: t.id, Rate: st.Rate, State: st.State, Moved: st.Moved, ToMove: st.ToMove,
 		Failure: st.Failure, Started: st.StartedAt.UnixNano()}
 	r.Destination = t.destFn
-	if r.State == MoveTaskCancelling {
-		r.State = MoveTaskCancelled
+	if r.State == fifoq.MoveTaskCancelling {
+		r.State = fifoq.MoveTaskCancelled
 	}
 	return encodeRecord(r)
 }
@@ -194,7 +195,7 @@ func (t *catalogTask) encode(st MoveTaskStatus) []byte {
 func encodeRecord(r any) []byte {
 	data, err := json.Marshal(r)
 	if err != nil {
-		panic("fifoq: encoding a catalogue record: " + err.Error()) // numbers, strings and maps of strings
+		panic("catalog: encoding a catalogue record: " + err.Error()) // numbers, strings and maps of strings
 	}
 	return append([]byte{catalogVersion}, data...)
 }
@@ -220,16 +221,16 @@ func decodeRecord(v []byte, r any) error {
 
 // recordName names the record of key k in errors.
 func recordName(k []byte) string {
-	if len(k) >= 2 {
-		switch k[1] {
+	if len(k) >= 1 {
+		switch k[0] {
 		case catalogQueue:
-			return "catalogue record of queue " + string(k[2:])
+			return "catalogue record of queue " + string(k[1:])
 		case catalogDeleted:
-			return "catalogue record of deleted queue " + string(k[2:])
+			return "catalogue record of deleted queue " + string(k[1:])
 		case catalogHome:
 			return "catalogue record of the default namespace"
 		case kindCatalogTask:
-			if name, seq, ok := bytes.Cut(k[2:], []byte{0}); ok && len(seq) == 8 {
+			if name, seq, ok := bytes.Cut(k[1:], []byte{0}); ok && len(seq) == 8 {
 				return fmt.Sprintf("catalogue record of move task %d of queue %s", binary.BigEndian.Uint64(seq), name)
 			}
 		}
@@ -239,17 +240,17 @@ func recordName(k []byte) string {
 
 // putDefinitionLocked records e's definition, unless e was deleted. e.mu must be held (or c.mu, for an entry
 // nobody else can reach yet): the definitions of a queue reach the store in the order of its changes.
-func (c *Catalog) putDefinitionLocked(j *commit, e *catalogEntry) {
+func (c *Catalog) putDefinitionLocked(j *journal, e *catalogEntry) {
 	if c.st == nil || e.gone {
 		return
 	}
-	b := c.st.eng.NewBatch()
+	b := c.rec.NewBatch()
 	d := c.definitionLocked(e)
 	b.Set(catalogKeyOf(catalogQueue, e.q.Name()), encodeDefinition(e.key, &d))
 	c.commit(j, b)
 }
 
-// storedCatalog is what OpenCatalog reads of a store: the records, by fifoq name.
+// storedCatalog is what Open reads of a store: the records, by fifoq name.
 type storedCatalog struct {
 	home    *Namespace // nil: not recorded
 	queues  map[string]*storedQueue
@@ -268,22 +269,22 @@ type storedTask struct {
 	r   taskRecordValue
 }
 
-// OpenCatalog returns the catalogue kept in st, or a new, empty one when st holds none: its queues with
+// Open returns the catalogue kept in st, or a new, empty one when st holds none: its queues with
 // their messages (each opened on st), their definitions and redrive policies (bound to their dead-letter
 // queue, or pending, as they were), the names deleted less than 60 seconds ago (so the rule counts the time
 // the program was down) and the last 10 move tasks of each queue, a task that was running going on from its
 // counts. It finishes a DeleteQueue that a crash cut short. Queues in st without a definition (made with [New]
-// and [WithStore]) are left alone.
+// and [fifoq.WithStore]) are left alone.
 //
-// A record that does not decode returns ErrStoreCorrupt, naming it: the catalogue is never opened in part.
-// The queues of st must not be open already (ErrQueueOpen). OpenCatalog does not close st on an error, and
+// A record that does not decode returns fifoq.ErrStoreCorrupt, naming it: the catalogue is never opened in part.
+// The queues of st must not be open already (fifoq.ErrQueueOpen). Open does not close st on an error, and
 // the queues it opened before the error stay open on st (with no move task running): close st. Call [Catalog.Close] when done with the
 // catalogue, then close st.
-func OpenCatalog(st *Store, opts ...CatalogOption) (*Catalog, error) {
+func Open(st *fifoq.Store, opts ...Option) (*Catalog, error) {
 	if st == nil {
-		return nil, errors.New("fifoq: OpenCatalog: nil store")
+		return nil, errors.New("catalog: Open: nil store")
 	}
-	c := NewCatalog(opts...)
+	c := New(opts...)
 	c.st = st
 	c.deletions = 1 // a queue may hold messages of a queue deleted before the restart
 	sc, err := c.readRecords()
@@ -296,9 +297,12 @@ func OpenCatalog(st *Store, opts ...CatalogOption) (*Catalog, error) {
 	return c, nil
 }
 
+// errBadRecord stops a scan at a record that cannot be used.
+var errBadRecord = errors.New("catalog: bad record")
+
 // corrupt returns the error of a record that cannot be used.
 func (c *Catalog) corrupt(k []byte, err error) error {
-	return fmt.Errorf("%w: %s: %s: %w", ErrStoreCorrupt, c.st.location, recordName(k), err)
+	return fmt.Errorf("%w: %s: %s: %w", fifoq.ErrStoreCorrupt, c.st, recordName(k), err)
 }
 
 // readRecords reads every record of the catalogue.
@@ -307,26 +311,26 @@ func (c *Catalog) readRecords() (*storedCatalog, error) {
 		tasks: make(map[string][]storedTask)}
 	var raw [][2][]byte // the definitions, decoded once the default namespace is known
 	var bad error
-	err := c.st.eng.Scan([]byte{keyCatalog}, []byte{keyCatalog + 1}, func(k, v []byte) error {
+	err := c.rec.Scan(nil, nil, func(k, v []byte) error {
 		var err error
 		switch {
-		case len(k) == 2 && k[1] == catalogHome:
+		case len(k) == 1 && k[0] == catalogHome:
 			var h homeRecord
 			err = decodeRecord(v, &h)
 			sc.home = &Namespace{Account: h.Account, Region: h.Region}
-		case len(k) < 3:
+		case len(k) < 2:
 			err = errors.New("unknown key")
-		case k[1] == catalogQueue:
+		case k[0] == catalogQueue:
 			raw = append(raw, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
-		case k[1] == catalogDeleted:
+		case k[0] == catalogDeleted:
 			var d deletedRecord
 			if err = decodeRecord(v, &d); err == nil && (d.Name == "" || d.At <= 0) {
 				err = fmt.Errorf("name %q, deleted at %d", d.Name, d.At)
 			}
-			sc.deleted[string(k[2:])] = d
-		case k[1] == catalogTopicKind || k[1] == catalogSubscriptionKind:
+			sc.deleted[string(k[1:])] = d
+		case k[0] == catalogTopicKind || k[0] == catalogSubscriptionKind:
 			_, err = readTopicRecord(&sc.topics, k, v)
-		case k[1] == kindCatalogTask:
+		case k[0] == kindCatalogTask:
 			var fn string
 			var t storedTask
 			if fn, t, err = decodeTask(k, v); err == nil {
@@ -336,8 +340,8 @@ func (c *Catalog) readRecords() (*storedCatalog, error) {
 			err = errors.New("unknown key")
 		}
 		if err != nil {
-			bad = c.corrupt(k, err)
-			return errStopped
+			bad = c.corrupt(bytes.Clone(k), err)
+			return errBadRecord
 		}
 		return nil
 	})
@@ -345,13 +349,13 @@ func (c *Catalog) readRecords() (*storedCatalog, error) {
 		return nil, bad
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fifoq: reading the catalogue of %s: %w", c.st.location, err)
+		return nil, fmt.Errorf("catalog: reading the catalogue of %s: %w", c.st, err)
 	}
 	if sc.home != nil {
 		c.home = *sc.home
 	}
 	for _, kv := range raw {
-		fn := string(kv[0][2:])
+		fn := string(kv[0][1:])
 		k, d, err := c.decodeDefinition(fn, kv[1])
 		if err != nil {
 			return nil, c.corrupt(kv[0], err)
@@ -362,7 +366,7 @@ func (c *Catalog) readRecords() (*storedCatalog, error) {
 }
 
 func decodeTask(k, v []byte) (fn string, t storedTask, err error) {
-	name, seq, ok := bytes.Cut(k[2:], []byte{0})
+	name, seq, ok := bytes.Cut(k[1:], []byte{0})
 	if !ok || len(seq) != 8 || len(name) == 0 {
 		return "", t, errors.New("bad key")
 	}
@@ -373,7 +377,7 @@ func decodeTask(k, v []byte) (fn string, t storedTask, err error) {
 	switch {
 	case r.ID == "":
 		return "", t, errors.New("no id")
-	case r.State != MoveTaskRunning && r.State != MoveTaskCompleted && r.State != MoveTaskCancelled && r.State != MoveTaskFailed:
+	case r.State != fifoq.MoveTaskRunning && r.State != fifoq.MoveTaskCompleted && r.State != fifoq.MoveTaskCancelled && r.State != fifoq.MoveTaskFailed:
 		return "", t, fmt.Errorf("state %d", r.State)
 	case r.Rate < 0 || r.Rate > rule.MaxMoveRate || r.Moved < 0 || r.ToMove < 0 || r.Started <= 0:
 		return "", t, fmt.Errorf("rate %d, moved %d, to move %d, started %d", r.Rate, r.Moved, r.ToMove, r.Started)
@@ -384,10 +388,10 @@ func decodeTask(k, v []byte) (fn string, t storedTask, err error) {
 
 // recover re-creates the catalogue from its records.
 func (c *Catalog) recover(sc *storedCatalog) error {
-	now := c.clock.Now()
-	tidy := c.st.eng.NewBatch() // records of no more use, and the default namespace
+	now := c.now()
+	tidy := c.rec.NewBatch() // records of no more use, and the default namespace
 	if sc.home == nil {
-		tidy.Set([]byte{keyCatalog, catalogHome}, encodeRecord(homeRecord{Account: c.home.Account, Region: c.home.Region}))
+		tidy.Set([]byte{catalogHome}, encodeRecord(homeRecord{Account: c.home.Account, Region: c.home.Region}))
 	}
 
 	// Deleted names: finish the deletion of a queue that a crash interrupted.
@@ -407,7 +411,7 @@ func (c *Catalog) recover(sc *storedCatalog) error {
 		}
 		if inStore[fn] {
 			if err := c.st.DeleteQueue(fn); err != nil {
-				return fmt.Errorf("fifoq: finishing the deletion of queue %s: %w", fn, err)
+				return fmt.Errorf("catalog: finishing the deletion of queue %s: %w", fn, err)
 			}
 		}
 		at := time.Unix(0, d.At)
@@ -431,9 +435,9 @@ func (c *Catalog) recover(sc *storedCatalog) error {
 		return err
 	}
 	// No sync: what is not durable is tidied again at the next open.
-	if _, err := c.st.eng.Commit(tidy, false); err != nil {
+	if _, err := c.rec.Commit(tidy, false); err != nil {
 		_ = c.Close() // it returns nil
-		return c.st.fail(err)
+		return err
 	}
 	return nil
 }
@@ -473,7 +477,7 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 	refusing := make(map[string]bool)
 	for _, sq := range qs {
 		if d := qs[dlqOf(sq)]; d != nil && !sq.def.RedrivePolicy.Pending && d.def.RedriveAllowPolicy != nil &&
-			!d.def.RedriveAllowPolicy.allows(sq.key.name) {
+			!d.def.RedriveAllowPolicy.Allows(sq.key.name) {
 			refusing[dlqOf(sq)] = true
 		}
 	}
@@ -505,25 +509,25 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 			}
 		}
 		if !inStore[fn] {
-			c.warn("fifoq: a queue defined has no messages stored: it is created empty", "queue", sq.key.name, "store", c.st.location)
+			c.warn("fifoq: a queue defined has no messages stored: it is created empty", "queue", sq.key.name, "store", c.st)
 		}
 		opts, err := c.optionsLocked(sq.key.ns, create, nil)
-		q, err2 := New(fn, opts...)
+		q, err2 := fifoq.New(fn, opts...)
 		if err == nil {
 			err = err2
 		}
-		if p.DeadLetterQueue != "" && !d.RedrivePolicy.Pending && (errors.Is(err, ErrInvalidRedrivePolicy) || errors.Is(err, ErrRedriveNotAllowed)) {
+		if p.DeadLetterQueue != "" && !d.RedrivePolicy.Pending && (errors.Is(err, fifoq.ErrInvalidRedrivePolicy) || errors.Is(err, fifoq.ErrRedriveNotAllowed)) {
 			c.warn("fifoq: the redrive policy of a queue is refused by its dead-letter queue: the policy is pending",
 				"queue", sq.key.name, "dead_letter_queue", p.DeadLetterQueue, "error", err)
 			d.RedrivePolicy.Pending = true
 			opts, _ = c.optionsLocked(sq.key.ns, d, nil)
-			q, err = New(fn, opts...)
+			q, err = fifoq.New(fn, opts...)
 		}
 		if err != nil {
-			if ErrorCode(err) != "" {
+			if fifoq.ErrorCode(err) != "" {
 				return c.corrupt(catalogKeyOf(catalogQueue, fn), err)
 			}
-			return fmt.Errorf("fifoq: opening queue %s of %v: %w", sq.key.name, sq.key.ns, err)
+			return fmt.Errorf("catalog: opening queue %s of %v: %w", sq.key.name, sq.key.ns, err)
 		}
 		d.RedriveAllowPolicy = allow
 		e := &catalogEntry{q: q, key: sq.key, created: d.Created, def: *d}
@@ -540,17 +544,17 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		a.DeadLetterQueue, a.MaxReceiveCount = c.byName[dlqOf(qs[fn])].q, p.MaxReceiveCount
 		err := e.q.SetAttributes(a)
 		switch {
-		case errors.Is(err, ErrInvalidRedrivePolicy) || errors.Is(err, ErrRedriveNotAllowed):
+		case errors.Is(err, fifoq.ErrInvalidRedrivePolicy) || errors.Is(err, fifoq.ErrRedriveNotAllowed):
 			c.warn("fifoq: the redrive policy of a queue is refused by its dead-letter queue: the policy is pending",
 				"queue", e.key.name, "dead_letter_queue", p.DeadLetterQueue, "error", err)
 			e.def.RedrivePolicy = p
 			e.def.RedrivePolicy.Pending = true
 			c.pendLocked(e)
 		case err != nil:
-			if ErrorCode(err) != "" {
+			if fifoq.ErrorCode(err) != "" {
 				return c.corrupt(catalogKeyOf(catalogQueue, fn), err)
 			}
-			return fmt.Errorf("fifoq: opening queue %s of %v: %w", e.key.name, e.key.ns, err)
+			return fmt.Errorf("catalog: opening queue %s of %v: %w", e.key.name, e.key.ns, err)
 		}
 	}
 	for _, fn := range sortedKeys(refusing) {
@@ -558,31 +562,31 @@ func (c *Catalog) recoverQueues(qs map[string]*storedQueue, inStore map[string]b
 		a := e.q.Attributes()
 		a.RedriveAllowPolicy = c.allowPolicy(e.key.ns, e.def.RedriveAllowPolicy)
 		if err := e.q.SetAttributes(a); err != nil {
-			if ErrorCode(err) != "" {
+			if fifoq.ErrorCode(err) != "" {
 				return c.corrupt(catalogKeyOf(catalogQueue, fn), err)
 			}
-			return fmt.Errorf("fifoq: opening queue %s of %v: %w", e.key.name, e.key.ns, err)
+			return fmt.Errorf("catalog: opening queue %s of %v: %w", e.key.name, e.key.ns, err)
 		}
 	}
 	return nil
 }
 
-// recoverTasks re-creates the move tasks of the records, after the queues: each queue's last MaxListedMoveTasks,
+// recoverTasks re-creates the move tasks of the records, after the queues: each queue's last rule.MaxListedMoveTasks,
 // a running one going on from its counts. A task whose source is gone, or was deleted and created again
 // since the task started, is deleted in tidy, as are the older tasks; a running task whose destination is
 // gone ends FAILED, as a task whose destination is deleted while it runs does.
-func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch) error {
+func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy *fifoq.RecordBatch) error {
 	for _, fn := range sortedKeys(tasks) {
 		list := tasks[fn]
 		slices.SortFunc(list, func(a, b storedTask) int { return cmp.Compare(a.seq, b.seq) })
 		src := c.byName[fn]
 		for i, st := range list {
 			c.taskSeq = max(c.taskSeq, st.seq)
-			if src == nil || i < len(list)-MaxListedMoveTasks || time.Unix(0, st.r.Started).Before(src.created) {
+			if src == nil || i < len(list)-rule.MaxListedMoveTasks || time.Unix(0, st.r.Started).Before(src.created) {
 				tidy.Delete(taskKey(fn, st.seq))
 				continue
 			}
-			if err := c.resumeTask(src, fn, st); errors.Is(err, ErrMoveTaskRunning) {
+			if err := c.resumeTask(src, fn, st); errors.Is(err, fifoq.ErrMoveTaskRunning) {
 				// Two running tasks of one queue, which no change of the catalogue records: the later is dropped.
 				c.warn("fifoq: a second running move task of a queue is stored: it is dropped", "queue", src.key.name,
 					"record", recordName(taskKey(fn, st.seq)))
@@ -599,25 +603,26 @@ func (c *Catalog) recoverTasks(tasks map[string][]storedTask, tidy storage.Batch
 func (c *Catalog) resumeTask(src *catalogEntry, fn string, st storedTask) error {
 	r := st.r
 	t := &catalogTask{id: r.ID, source: src, key: taskKey(fn, st.seq)}
-	status := MoveTaskStatus{State: r.State, Moved: r.Moved, ToMove: r.ToMove, Rate: r.Rate,
+	status := fifoq.MoveTaskStatus{State: r.State, Moved: r.Moved, ToMove: r.ToMove, Rate: r.Rate,
 		StartedAt: time.Unix(0, r.Started), Failure: r.Failure}
-	var dest *Queue
+	var dest *fifoq.Queue
 	if r.Destination != "" {
 		// A destination deleted since is still named: the task is not one that returned messages to their
 		// sources.
 		t.destName, t.destFn, status.Destination = c.keyOf(r.Destination).name, r.Destination, r.Destination
 		if t.dest = c.byName[r.Destination]; t.dest == nil || t.dest.key.ns != src.key.ns {
 			t.dest = nil
-			if status.State == MoveTaskRunning {
-				status.State, status.Failure = MoveTaskFailed, failedNonExistent
+			if status.State == fifoq.MoveTaskRunning {
+				status.State, status.Failure = fifoq.MoveTaskFailed, failedNonExistent
 			}
 		} else {
 			dest = t.dest.q
 		}
 	}
-	task, _, err := src.q.startMoveTask(dest, r.Rate, &taskRecord{key: t.key, encode: t.encode}, &status)
+	task, _, err := src.q.StartMoveTaskNoWait(dest, r.Rate, fifoq.MoveTaskOptions{
+		Record: &fifoq.TaskRecord{Key: t.key, Encode: t.encode}, Resume: &status})
 	if err != nil {
-		return fmt.Errorf("fifoq: resuming a move task of %s: %w", src.key.name, err)
+		return fmt.Errorf("catalog: resuming a move task of %s: %w", src.key.name, err)
 	}
 	t.task = task
 	c.tasks[t.id] = t

@@ -1,4 +1,4 @@
-package fifoq_test
+package catalog_test
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func ctReceiveBodies(t *testing.T, c *fifoq.Catalog, ns fifoq.Namespace, name st
 func TestCatalogTopicDeliversByQueueName(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := fifoq.NewCatalog(fifoq.WithDefaultNamespace(ctNS))
+	c := fifoq.New(fifoq.WithDefaultNamespace(ctNS))
 	_, err := c.CreateQueue(ctx, ctNS, "billing", fifoq.Definition{}, 0)
 	require.NoError(t, err)
 	topic, err := c.CreateTopic(ctx, ctNS, "orders", fifoq.TopicDefinition{Stored: map[string]string{"DisplayName": "Orders"}})
@@ -74,7 +74,7 @@ func TestCatalogTopicDeliversByQueueName(t *testing.T) {
 func TestCatalogTopicQueueCreatedLater(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := fifoq.NewCatalog()
+	c := fifoq.New()
 	ns := fifoq.Namespace{}
 	topic, err := c.CreateTopic(ctx, ns, "news", fifoq.TopicDefinition{})
 	require.NoError(t, err)
@@ -95,7 +95,7 @@ func TestCatalogTopicQueueCreatedLater(t *testing.T) {
 func TestCatalogTopicRules(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := fifoq.NewCatalog()
+	c := fifoq.New()
 	ns := fifoq.Namespace{}
 	_, err := c.CreateTopic(ctx, ns, "a.b", fifoq.TopicDefinition{})
 	require.ErrorIs(t, err, fifoq.ErrInvalidTopicName)
@@ -205,7 +205,7 @@ func TestCatalogTopicsSurviveRestart(t *testing.T) {
 func TestCatalogSubscriptionRefusesLiveChanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := fifoq.NewCatalog(fifoq.WithDefaultNamespace(ctNS))
+	c := fifoq.New(fifoq.WithDefaultNamespace(ctNS))
 	_, err := c.CreateQueue(ctx, ctNS, "billing", fifoq.Definition{}, 0)
 	require.NoError(t, err)
 	topic, err := c.CreateTopic(ctx, ctNS, "orders", fifoq.TopicDefinition{})

@@ -1,4 +1,4 @@
-package fifoq_test
+package topic_test
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package fifoq_test
+package topic_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // exTopicBodies returns the bodies q holds, oldest first, without receiving them.
@@ -21,7 +22,7 @@ func exTopicBodies(q *fifoq.Queue) []string {
 // gets the message itself, otherwise SNS's JSON envelope around it.
 func ExampleTopic_Publish() {
 	ctx := context.Background()
-	orders, err := fifoq.NewTopic("orders", fifoq.WithTopicClock(fifoq.NewManualClock(exStart)))
+	orders, err := topic.New("orders", topic.WithClock(fifoq.NewManualClock(exStart)))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -33,14 +34,14 @@ func ExampleTopic_Publish() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := orders.Subscribe(billing, fifoq.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+	if _, err := orders.Subscribe(billing, topic.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := orders.Subscribe(shipping, fifoq.SubscriptionAttributes{}); err != nil {
+	if _, err := orders.Subscribe(shipping, topic.SubscriptionAttributes{}); err != nil {
 		log.Fatal(err)
 	}
 
-	_, err = orders.Publish(ctx, fifoq.TopicMessage{
+	_, err = orders.Publish(ctx, topic.Message{
 		Message:    `{"order": 42}`,
 		Subject:    "new order",
 		Attributes: map[string]fifoq.Attribute{"region": {DataType: "String", StringValue: "eu"}},
@@ -64,7 +65,7 @@ func ExampleTopic_Publish() {
 // scope) or by their body.
 func ExampleSubscriptionAttributes_filterPolicy() {
 	ctx := context.Background()
-	events, err := fifoq.NewTopic("events")
+	events, err := topic.New("events")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,15 +77,15 @@ func ExampleSubscriptionAttributes_filterPolicy() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = events.Subscribe(big, fifoq.SubscriptionAttributes{
+	_, err = events.Subscribe(big, topic.SubscriptionAttributes{
 		RawMessageDelivery: true,
 		FilterPolicy:       `{"order": {"total": [{"numeric": [">=", 100]}]}}`,
-		FilterPolicyScope:  fifoq.FilterPolicyScopeMessageBody,
+		FilterPolicyScope:  topic.FilterPolicyScopeMessageBody,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = events.Subscribe(eu, fifoq.SubscriptionAttributes{
+	_, err = events.Subscribe(eu, topic.SubscriptionAttributes{
 		RawMessageDelivery: true,
 		FilterPolicy:       `{"country": ["fr", "de"], "kind": [{"anything-but": "test"}]}`,
 	})
@@ -98,7 +99,7 @@ func ExampleSubscriptionAttributes_filterPolicy() {
 			"kind":    {DataType: "String", StringValue: kind},
 		}
 	}
-	for _, m := range []fifoq.TopicMessage{
+	for _, m := range []topic.Message{
 		{Message: `{"order": {"id": 1, "total": 250}}`, Attributes: attrs("fr", "order")},
 		{Message: `{"order": {"id": 2, "total": 20}}`, Attributes: attrs("de", "test")},
 		{Message: `{"order": {"id": 3, "total": 120}}`, Attributes: attrs("us", "order")},
@@ -122,7 +123,7 @@ func ExampleSubscriptionAttributes_filterPolicy() {
 func ExampleTopic_fifo() {
 	ctx := context.Background()
 	clock := fifoq.NewManualClock(exStart)
-	payments, err := fifoq.NewTopic("payments.fifo", fifoq.WithTopicClock(clock))
+	payments, err := topic.New("payments.fifo", topic.WithClock(clock))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -130,12 +131,12 @@ func ExampleTopic_fifo() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := payments.Subscribe(ledger, fifoq.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+	if _, err := payments.Subscribe(ledger, topic.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
 		log.Fatal(err)
 	}
 
 	for _, id := range []string{"pay-1", "pay-2", "pay-1"} {
-		res, err := payments.Publish(ctx, fifoq.TopicMessage{Message: "payment " + id, GroupID: "account-7", DeduplicationID: id})
+		res, err := payments.Publish(ctx, topic.Message{Message: "payment " + id, GroupID: "account-7", DeduplicationID: id})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -155,12 +156,12 @@ func ExampleTopic_fifo() {
 // A filter policy can be parsed and tried on messages alone, as a front end does to check a policy for an
 // endpoint that is not a queue.
 func ExampleParseFilterPolicy() {
-	p, err := fifoq.ParseFilterPolicy(`{"price_usd": [{"numeric": [">", 0, "<=", 150]}]}`, fifoq.FilterPolicyScopeMessageAttributes)
+	p, err := fifoq.ParseFilterPolicy(`{"price_usd": [{"numeric": [">", 0, "<=", 150]}]}`, topic.FilterPolicyScopeMessageAttributes)
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, price := range []string{"99.5", "150", "151"} {
-		m := fifoq.TopicMessage{Message: "m", Attributes: map[string]fifoq.Attribute{"price_usd": {DataType: "Number", StringValue: price}}}
+		m := topic.Message{Message: "m", Attributes: map[string]fifoq.Attribute{"price_usd": {DataType: "Number", StringValue: price}}}
 		fmt.Println(price, p.Match(m))
 	}
 	_, err = fifoq.ParseFilterPolicy(`{"price_usd": [{"numeric": [">", 10, "<", 5]}]}`, "")
@@ -170,4 +171,31 @@ func ExampleParseFilterPolicy() {
 	// 150 true
 	// 151 false
 	// InvalidParameter Invalid parameter: FilterPolicy: Bottom must be less than top
+}
+
+// Example_readme is the topics snippet of README.md: a topic whose filtered, raw subscription feeds a billing
+// queue.
+func Example_readme() {
+	ctx := context.Background()
+	billing, err := fifoq.New("billing")
+	if err != nil {
+		log.Fatal(err)
+	}
+	orders, _ := topic.New("orders")
+	orders.Subscribe(billing, topic.SubscriptionAttributes{RawMessageDelivery: true,
+		FilterPolicy: `{"kind": ["paid"]}`})
+	orders.Publish(ctx, topic.Message{Message: "order 1 paid",
+		Attributes: map[string]fifoq.Attribute{"kind": {DataType: "String", StringValue: "paid"}}})
+	orders.Publish(ctx, topic.Message{Message: "order 2 created",
+		Attributes: map[string]fifoq.Attribute{"kind": {DataType: "String", StringValue: "created"}}})
+
+	ds, err := billing.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range ds {
+		fmt.Println(d.Body)
+	}
+	// Output:
+	// order 1 paid
 }

@@ -1,4 +1,4 @@
-package fifoq_test
+package catalog_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 func ExampleCatalog_CreateTopic() {
 	ctx := context.Background()
 	ns := fifoq.Namespace{Account: "000000000000", Region: "us-east-1"}
-	c := fifoq.NewCatalog(fifoq.WithDefaultNamespace(ns), fifoq.WithCatalogClock(fifoq.NewManualClock(exStart)))
+	c := fifoq.New(fifoq.WithDefaultNamespace(ns), fifoq.WithClock(fifoq.NewManualClock(exStart)))
 	if _, err := c.CreateQueue(ctx, ns, "audit", fifoq.Definition{}, 0); err != nil {
 		log.Fatal(err)
 	}
