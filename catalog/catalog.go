@@ -665,5 +665,5 @@ func (c *Catalog) now() time.Time {
 	if c.clock == nil {
 		return time.Now()
 	}
-	return c.now()
+	return c.clock.Now()
 }

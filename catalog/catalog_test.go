@@ -12,24 +12,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // The catalogue's rules, in memory (catalog_store_test.go has them in a store).
 
 var (
-	ctNS    = fifoq.Namespace{Account: "000000000000", Region: "us-east-1"}
-	ctOther = fifoq.Namespace{Account: "111111111111", Region: "eu-west-1"}
+	ctNS    = catalog.Namespace{Account: "000000000000", Region: "us-east-1"}
+	ctOther = catalog.Namespace{Account: "111111111111", Region: "eu-west-1"}
 )
 
-func newCtCatalog(t *testing.T) (*fifoq.Catalog, *fifoq.ManualClock) {
+func newCtCatalog(t *testing.T) (*catalog.Catalog, *fifoq.ManualClock) {
 	t.Helper()
 	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := fifoq.New(fifoq.WithClock(clock), fifoq.WithDefaultNamespace(ctNS))
+	c := catalog.New(catalog.WithClock(clock), catalog.WithDefaultNamespace(ctNS))
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c, clock
 }
 
-func ctCreate(t *testing.T, c *fifoq.Catalog, ns fifoq.Namespace, name string, d fifoq.Definition, f fifoq.Fields) *fifoq.Queue {
+func ctCreate(t *testing.T, c *catalog.Catalog, ns catalog.Namespace, name string, d catalog.Definition, f catalog.Fields) catalog.Queue {
 	t.Helper()
 	q, err := c.CreateQueue(t.Context(), ns, name, d, f)
 	require.NoError(t, err, "CreateQueue %s", name)
@@ -41,42 +42,42 @@ func ctCreate(t *testing.T, c *fifoq.Catalog, ns fifoq.Namespace, name string, d
 func TestCatalogCreateQueue(t *testing.T) {
 	t.Parallel()
 	c, _ := newCtCatalog(t)
-	q := ctCreate(t, c, ctNS, "jobs.fifo", fifoq.Definition{VisibilityTimeout: time.Minute, ContentBasedDeduplication: true,
-		Tags: map[string]string{"team": "a"}}, fifoq.FieldVisibilityTimeout|fifoq.FieldContentBasedDeduplication|fifoq.FieldTags)
+	q := ctCreate(t, c, ctNS, "jobs.fifo", catalog.Definition{VisibilityTimeout: time.Minute, ContentBasedDeduplication: true,
+		Tags: map[string]string{"team": "a"}}, catalog.FieldVisibilityTimeout|catalog.FieldContentBasedDeduplication|catalog.FieldTags)
 	require.True(t, q.FIFO())
-	require.Equal(t, time.Minute, q.Attributes().VisibilityTimeout)
-	require.True(t, q.Attributes().ContentBasedDeduplication)
+	require.Equal(t, time.Minute, catalog.LiveAttributes(c, ctNS, "jobs.fifo").VisibilityTimeout)
+	require.True(t, catalog.LiveAttributes(c, ctNS, "jobs.fifo").ContentBasedDeduplication)
 	d, ok := c.Definition(ctNS, "jobs.fifo")
 	require.True(t, ok)
-	require.Equal(t, fifoq.ThroughputPerQueue, d.ThroughputLimit, "the default")
+	require.Equal(t, catalog.ThroughputPerQueue, d.ThroughputLimit, "the default")
 	require.True(t, d.SQSManagedSSE, "the default")
 	require.Equal(t, map[string]string{"team": "a"}, d.Tags)
 	require.False(t, d.Created.IsZero())
 
-	again, err := c.CreateQueue(t.Context(), ctNS, "jobs.fifo", fifoq.Definition{VisibilityTimeout: time.Minute,
-		SQSManagedSSE: true, Tags: map[string]string{"other": "x"}}, fifoq.FieldVisibilityTimeout|fifoq.FieldSQSManagedSSE|fifoq.FieldTags)
+	again, err := c.CreateQueue(t.Context(), ctNS, "jobs.fifo", catalog.Definition{VisibilityTimeout: time.Minute,
+		SQSManagedSSE: true, Tags: map[string]string{"other": "x"}}, catalog.FieldVisibilityTimeout|catalog.FieldSQSManagedSSE|catalog.FieldTags)
 	require.NoError(t, err, "the same settings, and the default given")
-	require.Same(t, q, again)
+	require.Equal(t, q, again)
 	d, _ = c.Definition(ctNS, "jobs.fifo")
 	require.Equal(t, map[string]string{"team": "a"}, d.Tags, "tags of an existing queue are not changed")
-	again, err = c.CreateQueue(t.Context(), ctNS, "jobs.fifo", fifoq.Definition{}, 0)
+	again, err = c.CreateQueue(t.Context(), ctNS, "jobs.fifo", catalog.Definition{}, 0)
 	require.NoError(t, err, "no settings given")
-	require.Same(t, q, again)
+	require.Equal(t, q, again)
 
-	_, err = c.CreateQueue(t.Context(), ctNS, "jobs.fifo", fifoq.Definition{VisibilityTimeout: time.Hour, Delay: time.Second},
-		fifoq.FieldVisibilityTimeout|fifoq.FieldDelay)
-	require.ErrorIs(t, err, fifoq.ErrQueueExists)
+	_, err = c.CreateQueue(t.Context(), ctNS, "jobs.fifo", catalog.Definition{VisibilityTimeout: time.Hour, Delay: time.Second},
+		catalog.FieldVisibilityTimeout|catalog.FieldDelay)
+	require.ErrorIs(t, err, catalog.ErrQueueExists)
 	require.Equal(t, "QueueAlreadyExists", fifoq.ErrorCode(err))
 	require.Equal(t, "A queue already exists with the same name and a different value for attribute DelaySeconds", fifoq.ErrorMessage(err))
 
-	_, err = c.CreateQueue(t.Context(), ctNS, "bad name", fifoq.Definition{}, 0)
+	_, err = c.CreateQueue(t.Context(), ctNS, "bad name", catalog.Definition{}, 0)
 	require.ErrorIs(t, err, fifoq.ErrInvalidQueueName)
-	_, err = c.CreateQueue(t.Context(), ctNS, "std", fifoq.Definition{ContentBasedDeduplication: true}, fifoq.FieldContentBasedDeduplication)
+	_, err = c.CreateQueue(t.Context(), ctNS, "std", catalog.Definition{ContentBasedDeduplication: true}, catalog.FieldContentBasedDeduplication)
 	require.ErrorIs(t, err, fifoq.ErrFIFOOnly)
-	_, err = c.CreateQueue(t.Context(), ctNS, "std", fifoq.Definition{VisibilityTimeout: 13 * time.Hour}, fifoq.FieldVisibilityTimeout)
+	_, err = c.CreateQueue(t.Context(), ctNS, "std", catalog.Definition{VisibilityTimeout: 13 * time.Hour}, catalog.FieldVisibilityTimeout)
 	require.ErrorIs(t, err, fifoq.ErrInvalidQueueAttribute)
-	_, err = c.CreateQueue(t.Context(), ctNS, "g.fifo", fifoq.Definition{ThroughputLimit: fifoq.ThroughputPerMessageGroupID},
-		fifoq.FieldThroughputLimit)
+	_, err = c.CreateQueue(t.Context(), ctNS, "g.fifo", catalog.Definition{ThroughputLimit: catalog.ThroughputPerMessageGroupID},
+		catalog.FieldThroughputLimit)
 	require.ErrorIs(t, err, fifoq.ErrInvalidQueueAttribute, "perMessageGroupId needs the messageGroup scope")
 	require.Equal(t, "Invalid value for the parameter FifoThroughputLimit. Reason: perMessageGroupId is allowed only when "+
 		"DeduplicationScope is messageGroup.", fifoq.ErrorMessage(err))
@@ -89,23 +90,23 @@ func TestCatalogCreateQueue(t *testing.T) {
 func TestCatalogNamespaces(t *testing.T) {
 	t.Parallel()
 	c, _ := newCtCatalog(t)
-	home := ctCreate(t, c, ctNS, "orders", fifoq.Definition{}, 0)
-	other := ctCreate(t, c, ctOther, "orders", fifoq.Definition{}, 0)
-	require.NotSame(t, home, other)
-	require.Equal(t, "orders", home.Name())
-	require.Regexp(t, `^ns-[0-9a-f]{32}$`, other.Name())
-	found, ok := c.Find(other.Name())
+	home := ctCreate(t, c, ctNS, "orders", catalog.Definition{}, 0)
+	other := ctCreate(t, c, ctOther, "orders", catalog.Definition{}, 0)
+	require.NotEqual(t, home, other)
+	require.Equal(t, "orders", home.FifoqName())
+	require.Regexp(t, `^ns-[0-9a-f]{32}$`, other.FifoqName())
+	k, found, ok := c.Find(other.FifoqName())
 	require.True(t, ok)
-	require.Equal(t, fifoq.Queue{Namespace: ctOther, Name: "orders", Queue: other}, found)
-	require.Equal(t, []fifoq.Queue{{Namespace: ctNS, Name: "orders", Queue: home}, {Namespace: ctOther, Name: "orders", Queue: other}},
-		c.Queues())
+	require.Equal(t, catalog.QueueKey{Namespace: ctOther, Name: "orders"}, k)
+	require.Equal(t, other, found)
+	require.Equal(t, []catalog.Queue{home, other}, c.Queues())
 	require.Len(t, c.List(ctOther, "ord"), 1)
 	require.Empty(t, c.List(ctOther, "x"))
 
 	// A dead-letter queue is a queue of its sources' namespace.
-	ctCreate(t, c, ctOther, "dlq", fifoq.Definition{}, 0)
-	_, err := c.CreateQueue(t.Context(), ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
-		fifoq.FieldRedrivePolicy)
+	ctCreate(t, c, ctOther, "dlq", catalog.Definition{}, 0)
+	_, err := c.CreateQueue(t.Context(), ctNS, "src", catalog.Definition{RedrivePolicy: catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
+		catalog.FieldRedrivePolicy)
 	require.ErrorIs(t, err, fifoq.ErrInvalidRedrivePolicy)
 	require.Equal(t, "Dead-letter target does not exist.", fifoq.ErrorMessage(err))
 }
@@ -114,20 +115,20 @@ func TestCatalogNamespaces(t *testing.T) {
 func TestCatalogQueueDeletedRecently(t *testing.T) {
 	t.Parallel()
 	c, clock := newCtCatalog(t)
-	ctCreate(t, c, ctNS, "q", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "q", catalog.Definition{}, 0)
 	require.NoError(t, c.DeleteQueue(t.Context(), ctNS, "q"))
-	require.ErrorIs(t, c.DeleteQueue(t.Context(), ctNS, "q"), fifoq.ErrQueueDoesNotExist)
+	require.ErrorIs(t, c.DeleteQueue(t.Context(), ctNS, "q"), catalog.ErrQueueDoesNotExist)
 	_, ok := c.Queue(ctNS, "q")
 	require.False(t, ok)
 	clock.Advance(59 * time.Second)
-	_, err := c.CreateQueue(t.Context(), ctNS, "q", fifoq.Definition{}, 0)
-	require.ErrorIs(t, err, fifoq.ErrQueueDeletedRecently)
+	_, err := c.CreateQueue(t.Context(), ctNS, "q", catalog.Definition{}, 0)
+	require.ErrorIs(t, err, catalog.ErrQueueDeletedRecently)
 	require.Equal(t, "AWS.SimpleQueueService.QueueDeletedRecently", fifoq.ErrorCode(err))
-	require.ErrorIs(t, c.CheckCreate(ctNS, "q"), fifoq.ErrQueueDeletedRecently)
-	ctCreate(t, c, ctOther, "q", fifoq.Definition{}, 0) // another namespace's name
+	require.ErrorIs(t, c.CheckCreate(ctNS, "q"), catalog.ErrQueueDeletedRecently)
+	ctCreate(t, c, ctOther, "q", catalog.Definition{}, 0) // another namespace's name
 	clock.Advance(time.Second)
 	require.NoError(t, c.CheckCreate(ctNS, "q"))
-	ctCreate(t, c, ctNS, "q", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "q", catalog.Definition{}, 0)
 }
 
 // Update changes a definition as a whole, applies its settings to the queue, and sets Modified; an edit
@@ -135,15 +136,15 @@ func TestCatalogQueueDeletedRecently(t *testing.T) {
 func TestCatalogUpdate(t *testing.T) {
 	t.Parallel()
 	c, clock := newCtCatalog(t)
-	q := ctCreate(t, c, ctNS, "q", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "q", catalog.Definition{}, 0)
 	created, _ := c.Definition(ctNS, "q")
 	clock.Advance(time.Minute)
-	require.NoError(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
-		d.Apply(fifoq.Definition{Delay: 5 * time.Second, KMSMasterKeyID: "alias/k", Policy: `{"v":1}`},
-			fifoq.FieldDelay|fifoq.FieldKMSMasterKeyID|fifoq.FieldPolicy)
+	require.NoError(t, c.Update(t.Context(), ctNS, "q", func(d *catalog.Definition) error {
+		d.Apply(catalog.Definition{Delay: 5 * time.Second, KMSMasterKeyID: "alias/k", Policy: `{"v":1}`},
+			catalog.FieldDelay|catalog.FieldKMSMasterKeyID|catalog.FieldPolicy)
 		return nil
 	}))
-	require.Equal(t, 5*time.Second, q.Attributes().Delay)
+	require.Equal(t, 5*time.Second, catalog.LiveAttributes(c, ctNS, "q").Delay)
 	d, _ := c.Definition(ctNS, "q")
 	require.Equal(t, created.Created, d.Created)
 	require.Equal(t, created.Created.Add(time.Minute), d.Modified)
@@ -151,27 +152,27 @@ func TestCatalogUpdate(t *testing.T) {
 	require.False(t, d.SQSManagedSSE, "a KMS key turns SQS-managed encryption off")
 
 	boom := errors.New("boom")
-	require.ErrorIs(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
+	require.ErrorIs(t, c.Update(t.Context(), ctNS, "q", func(d *catalog.Definition) error {
 		d.Delay = time.Minute
 		return boom
 	}), boom)
-	require.ErrorIs(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
+	require.ErrorIs(t, c.Update(t.Context(), ctNS, "q", func(d *catalog.Definition) error {
 		d.Retention = time.Second
 		return nil
 	}), fifoq.ErrInvalidQueueAttribute)
-	require.Equal(t, 5*time.Second, q.Attributes().Delay, "nothing changed")
-	require.ErrorIs(t, c.Update(t.Context(), ctNS, "none", func(*fifoq.Definition) error { return nil }), fifoq.ErrQueueDoesNotExist)
+	require.Equal(t, 5*time.Second, catalog.LiveAttributes(c, ctNS, "q").Delay, "nothing changed")
+	require.ErrorIs(t, c.Update(t.Context(), ctNS, "none", func(*catalog.Definition) error { return nil }), catalog.ErrQueueDoesNotExist)
 
 	// SQS-managed encryption given true drops the KMS key.
-	require.NoError(t, c.Update(t.Context(), ctNS, "q", func(d *fifoq.Definition) error {
-		d.Apply(fifoq.Definition{SQSManagedSSE: true}, fifoq.FieldSQSManagedSSE)
+	require.NoError(t, c.Update(t.Context(), ctNS, "q", func(d *catalog.Definition) error {
+		d.Apply(catalog.Definition{SQSManagedSSE: true}, catalog.FieldSQSManagedSSE)
 		return nil
 	}))
 	d, _ = c.Definition(ctNS, "q")
 	require.Empty(t, d.KMSMasterKeyID)
 	require.True(t, d.SQSManagedSSE)
-	err := (&fifoq.Definition{KMSMasterKeyID: "k", SQSManagedSSE: true}).Check(false, fifoq.FieldKMSMasterKeyID|fifoq.FieldSQSManagedSSE)
-	require.ErrorIs(t, err, fifoq.ErrEncryptionConflict)
+	err := (&catalog.Definition{KMSMasterKeyID: "k", SQSManagedSSE: true}).Check(false, catalog.FieldKMSMasterKeyID|catalog.FieldSQSManagedSSE)
+	require.ErrorIs(t, err, catalog.ErrEncryptionConflict)
 
 	clock.Advance(time.Minute)
 	require.NoError(t, c.TagQueue(t.Context(), ctNS, "q", map[string]string{"a": "1", "b": "2"}))
@@ -184,21 +185,21 @@ func TestCatalogUpdate(t *testing.T) {
 		many["k"+strconv.Itoa(i)] = "v" // 51 with b
 	}
 	err = c.TagQueue(t.Context(), ctNS, "q", many)
-	require.ErrorIs(t, err, fifoq.ErrInvalidTags)
+	require.ErrorIs(t, err, catalog.ErrInvalidTags)
 	require.Equal(t, "Too many tags added for queue. A queue can have at most 50 tags.", fifoq.ErrorMessage(err))
-	require.ErrorIs(t, c.TagQueue(t.Context(), ctNS, "q", map[string]string{"": "v"}), fifoq.ErrInvalidTags)
+	require.ErrorIs(t, c.TagQueue(t.Context(), ctNS, "q", map[string]string{"": "v"}), catalog.ErrInvalidTags)
 
 	// UntagQueue refuses what TagQueue refuses, and no keys at all, and then removes nothing.
 	for _, keys := range [][]string{{"b", ""}, {strings.Repeat("k", 129)}, {}, nil} {
 		err := c.UntagQueue(t.Context(), ctNS, "q", keys)
-		require.ErrorIs(t, err, fifoq.ErrInvalidTags, "UntagQueue %q", keys)
+		require.ErrorIs(t, err, catalog.ErrInvalidTags, "UntagQueue %q", keys)
 		if len(keys) == 0 {
 			require.Equal(t, "Tag keys must be between 1 and 128 characters in length.", fifoq.ErrorMessage(err))
 		}
 	}
 	require.Equal(t, "Value  for parameter TagKey is invalid. Reason: Tag keys must be between 1 and 128 characters in length.",
 		fifoq.ErrorMessage(c.UntagQueue(t.Context(), ctNS, "q", []string{""})))
-	require.ErrorIs(t, c.UntagQueue(t.Context(), ctNS, "none", nil), fifoq.ErrQueueDoesNotExist)
+	require.ErrorIs(t, c.UntagQueue(t.Context(), ctNS, "none", nil), catalog.ErrQueueDoesNotExist)
 	tagged, _ = c.Definition(ctNS, "q")
 	require.Equal(t, map[string]string{"b": "2"}, tagged.Tags)
 }
@@ -209,13 +210,13 @@ func TestCatalogPendingRedrivePolicy(t *testing.T) {
 	t.Parallel()
 	c, clock := newCtCatalog(t)
 	ctx := t.Context()
-	ctCreate(t, c, ctNS, "dlq", fifoq.Definition{}, 0)
-	policy := fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}
-	src := ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: policy, VisibilityTimeout: 0}, fifoq.FieldRedrivePolicy|fifoq.FieldVisibilityTimeout)
+	ctCreate(t, c, ctNS, "dlq", catalog.Definition{}, 0)
+	policy := catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}
+	src := ctCreate(t, c, ctNS, "src", catalog.Definition{RedrivePolicy: policy, VisibilityTimeout: 0}, catalog.FieldRedrivePolicy|catalog.FieldVisibilityTimeout)
 	require.NoError(t, c.DeleteQueue(ctx, ctNS, "dlq"))
 	d, _ := c.Definition(ctNS, "src")
-	require.Equal(t, fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1, Pending: true}, d.RedrivePolicy)
-	require.Nil(t, src.Attributes().DeadLetterQueue)
+	require.Equal(t, catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1, Pending: true}, d.RedrivePolicy)
+	require.Empty(t, catalog.LiveDeadLetterQueue(c, ctNS, "src"))
 	_, err := src.Send(ctx, fifoq.Message{Body: "m"})
 	require.NoError(t, err)
 	for range 3 {
@@ -225,15 +226,15 @@ func TestCatalogPendingRedrivePolicy(t *testing.T) {
 	}
 
 	// A change of another setting keeps the policy pending.
-	require.NoError(t, c.Update(ctx, ctNS, "src", func(d *fifoq.Definition) error { d.Delay = time.Second; return nil }))
+	require.NoError(t, c.Update(ctx, ctNS, "src", func(d *catalog.Definition) error { d.Delay = time.Second; return nil }))
 	d, _ = c.Definition(ctNS, "src")
 	require.True(t, d.RedrivePolicy.Pending)
 
 	clock.Advance(time.Minute)
-	dlq := ctCreate(t, c, ctNS, "dlq", fifoq.Definition{}, 0)
-	require.Same(t, dlq, src.Attributes().DeadLetterQueue, "bound again")
+	ctCreate(t, c, ctNS, "dlq", catalog.Definition{}, 0)
+	require.Equal(t, "dlq", catalog.LiveDeadLetterQueue(c, ctNS, "src"), "bound again")
 	d, _ = c.Definition(ctNS, "src")
-	require.Equal(t, fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}, d.RedrivePolicy)
+	require.Equal(t, catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}, d.RedrivePolicy)
 }
 
 // Move tasks: the catalogue lists the last 10 of a queue, cancels them by id, refuses a return to the
@@ -243,47 +244,47 @@ func TestCatalogMoveTasks(t *testing.T) {
 	c, clock := newCtCatalog(t)
 	ctx := t.Context()
 	for _, name := range []string{"dlq", "dest", "gone"} {
-		ctCreate(t, c, ctNS, name, fifoq.Definition{}, 0)
+		ctCreate(t, c, ctNS, name, catalog.Definition{}, 0)
 	}
-	policy := fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}}
-	ctCreate(t, c, ctNS, "src", policy, fifoq.FieldRedrivePolicy)
+	policy := catalog.Definition{RedrivePolicy: catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}}
+	ctCreate(t, c, ctNS, "src", policy, catalog.FieldRedrivePolicy)
 	for range 12 {
 		task, err := c.StartMoveTask(ctx, ctNS, "dlq", "", 0)
 		require.NoError(t, err)
-		require.NoError(t, task.Task.Wait(ctx))
+		require.NoError(t, task.Wait(ctx))
 	}
 	tasks := c.MoveTasks(ctNS, "dlq")
 	require.Len(t, tasks, 10)
-	require.Equal(t, fifoq.MoveTaskCompleted, tasks[0].Task.Status().State)
+	require.Equal(t, fifoq.MoveTaskCompleted, tasks[0].Status().State)
 	_, err := c.CancelMoveTask(ctx, tasks[0].ID)
 	require.ErrorIs(t, err, fifoq.ErrMoveTaskNotRunning)
 	_, err = c.CancelMoveTask(ctx, "no-such-task")
-	require.ErrorIs(t, err, fifoq.ErrMoveTaskNotFound)
+	require.ErrorIs(t, err, catalog.ErrMoveTaskNotFound)
 	require.Equal(t, "Task does not exist.", fifoq.ErrorMessage(err))
 	_, err = c.StartMoveTask(ctx, ctNS, "none", "", 0)
-	require.ErrorIs(t, err, fifoq.ErrQueueDoesNotExist)
+	require.ErrorIs(t, err, catalog.ErrQueueDoesNotExist)
 
 	// A message from a queue deleted since cannot go back to its source.
-	ctCreate(t, c, ctNS, "gone", fifoq.Definition{}, 0) // exists already: returned
-	require.NoError(t, c.Update(ctx, ctNS, "gone", func(d *fifoq.Definition) error {
-		d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}
+	ctCreate(t, c, ctNS, "gone", catalog.Definition{}, 0) // exists already: returned
+	require.NoError(t, c.Update(ctx, ctNS, "gone", func(d *catalog.Definition) error {
+		d.RedrivePolicy = catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}
 		d.VisibilityTimeout = 0
 		return nil
 	}))
 	gone, _ := c.Queue(ctNS, "gone")
 	for _, body := range []string{"orphan 1", "orphan 2"} { // two: a task at one a second pauses after the first
-		_, err = gone.Queue.Send(ctx, fifoq.Message{Body: body})
+		_, err = gone.Send(ctx, fifoq.Message{Body: body})
 		require.NoError(t, err)
 	}
 	for range 2 {
-		_, err = gone.Queue.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
+		_, err = gone.Receive(ctx, fifoq.ReceiveOptions{MaxMessages: 10})
 		require.NoError(t, err)
 	}
 	dlq, _ := c.Queue(ctNS, "dlq")
-	require.Equal(t, 2, dlq.Queue.Stats().Visible)
+	require.Equal(t, 2, dlq.Stats().Visible)
 	require.NoError(t, c.DeleteQueue(ctx, ctNS, "gone"))
 	_, err = c.StartMoveTask(ctx, ctNS, "dlq", "", 0)
-	var sde *fifoq.SourceDeletedError
+	var sde *catalog.SourceDeletedError
 	require.ErrorAs(t, err, &sde)
 	require.Equal(t, "gone", sde.Queue)
 	require.ErrorIs(t, err, fifoq.ErrInvalidMoveTask)
@@ -297,10 +298,10 @@ func TestCatalogMoveTasks(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, task.ID, got.ID)
 	require.NoError(t, c.DeleteQueue(ctx, ctNS, "dest"))
-	st := task.Task.Status()
+	require.NoError(t, task.Wait(ctx), "the task ends after the batch it had taken")
+	st := task.Status()
 	require.Equal(t, fifoq.MoveTaskFailed, st.State)
 	require.Equal(t, "AWS.SimpleQueueService.NonExistentQueue", st.Failure)
-	require.NoError(t, task.Task.Wait(ctx))
 }
 
 // The catalogue's errors carry AWS's codes.
@@ -310,17 +311,17 @@ func TestCatalogErrorCodes(t *testing.T) {
 		err  error
 		code string
 	}{
-		{fifoq.ErrQueueExists, "QueueAlreadyExists"},
-		{fifoq.ErrQueueDeletedRecently, "AWS.SimpleQueueService.QueueDeletedRecently"},
-		{fifoq.ErrQueueDoesNotExist, "AWS.SimpleQueueService.NonExistentQueue"},
-		{fifoq.ErrMoveTaskNotFound, "ResourceNotFoundException"},
-		{fifoq.ErrEncryptionConflict, "InvalidAttributeName"},
-		{fifoq.ErrInvalidTags, "InvalidParameterValue"},
-		{&fifoq.SourceDeletedError{Queue: "q"}, "InvalidParameterValue"},
+		{catalog.ErrQueueExists, "QueueAlreadyExists"},
+		{catalog.ErrQueueDeletedRecently, "AWS.SimpleQueueService.QueueDeletedRecently"},
+		{catalog.ErrQueueDoesNotExist, "AWS.SimpleQueueService.NonExistentQueue"},
+		{catalog.ErrMoveTaskNotFound, "ResourceNotFoundException"},
+		{catalog.ErrEncryptionConflict, "InvalidAttributeName"},
+		{catalog.ErrInvalidTags, "InvalidParameterValue"},
+		{&catalog.SourceDeletedError{Queue: "q"}, "InvalidParameterValue"},
 	} {
 		require.Equal(t, tc.code, fifoq.ErrorCode(tc.err), "%v", tc.err)
 	}
-	_, err := fifoq.New().CreateQueue(context.Background(), fifoq.Namespace{}, "q", fifoq.Definition{}, 0)
+	_, err := catalog.New().CreateQueue(context.Background(), catalog.Namespace{}, "q", catalog.Definition{}, 0)
 	require.NoError(t, err, "the zero namespace is a namespace")
 }
 
@@ -329,13 +330,13 @@ func TestCatalogErrorCodes(t *testing.T) {
 func TestCatalogMoveTaskWhileSourceUpdated(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		c := fifoq.New(fifoq.WithDefaultNamespace(ctNS))
+		c := catalog.New(catalog.WithDefaultNamespace(ctNS))
 		defer func() { require.NoError(t, c.Close()) }()
 		ctx := t.Context()
-		ctCreate(t, c, ctNS, "dlq", fifoq.Definition{}, 0)
-		src := ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq",
-			MaxReceiveCount: 1}}, fifoq.FieldRedrivePolicy)
-		ctCreate(t, c, ctNS, "other", fifoq.Definition{}, 0)
+		ctCreate(t, c, ctNS, "dlq", catalog.Definition{}, 0)
+		src := ctCreate(t, c, ctNS, "src", catalog.Definition{RedrivePolicy: catalog.RedrivePolicy{DeadLetterQueue: "dlq",
+			MaxReceiveCount: 1}}, catalog.FieldRedrivePolicy)
+		ctCreate(t, c, ctNS, "other", catalog.Definition{}, 0)
 		require.NoError(t, c.DeleteQueue(ctx, ctNS, "other")) // a deletion: the task looks at where messages came from
 		const rounds = 20
 		for i := range rounds {
@@ -349,7 +350,7 @@ func TestCatalogMoveTaskWhileSourceUpdated(t *testing.T) {
 			require.NoError(t, err)
 		}
 		dlq, _ := c.Queue(ctNS, "dlq")
-		require.Equal(t, rounds, dlq.Queue.Stats().Visible)
+		require.Equal(t, rounds, dlq.Stats().Visible)
 
 		stop := make(chan struct{})
 		updated := make(chan error, 1)
@@ -362,7 +363,7 @@ func TestCatalogMoveTaskWhileSourceUpdated(t *testing.T) {
 					return
 				default:
 				}
-				err = c.Update(ctx, ctNS, "src", func(d *fifoq.Definition) error {
+				err = c.Update(ctx, ctNS, "src", func(d *catalog.Definition) error {
 					d.VisibilityTimeout = time.Duration(i%2+1) * time.Second
 					return nil
 				})
@@ -375,7 +376,7 @@ func TestCatalogMoveTaskWhileSourceUpdated(t *testing.T) {
 			if _, err := c.CancelMoveTask(ctx, task.ID); err != nil {
 				require.ErrorIs(t, err, fifoq.ErrMoveTaskNotRunning)
 			}
-			require.NoError(t, task.Task.Wait(ctx))
+			require.NoError(t, task.Wait(ctx))
 		}
 		close(stop)
 		require.NoError(t, <-updated)

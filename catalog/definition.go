@@ -122,9 +122,9 @@ const (
 
 // fieldAttributes are the SQS names of the fields, bit by bit: in the order of the names, which is the order
 // SQS checks and compares them in.
-var fieldAttributes = [...]string{"ContentBasedDeduplication", "fifoq.DeduplicationScope", "DelaySeconds",
+var fieldAttributes = [...]string{"ContentBasedDeduplication", "DeduplicationScope", "DelaySeconds",
 	"FifoThroughputLimit", "KmsDataKeyReusePeriodSeconds", "KmsMasterKeyId", "MaximumMessageSize",
-	"MessageRetentionPeriod", "Policy", "ReceiveMessageWaitTimeSeconds", "fifoq.RedriveAllowPolicy", "RedrivePolicy",
+	"MessageRetentionPeriod", "Policy", "ReceiveMessageWaitTimeSeconds", "RedriveAllowPolicy", "RedrivePolicy",
 	"SqsManagedSseEnabled", "VisibilityTimeout", "Tags"}
 
 // The limits of the encryption settings and tags.
@@ -236,7 +236,7 @@ func (d *Definition) Check(fifo bool, fields Fields) error {
 		d.ThroughputLimit == ThroughputPerMessageGroupID && cmp.Or(d.DeduplicationScope, fifoq.DeduplicationScopeQueue) != fifoq.DeduplicationScopeMessageGroup:
 		return rule.Reject(fifoq.ErrInvalidQueueAttribute, "throughput limit %v with deduplication scope %v", d.ThroughputLimit,
 			cmp.Or(d.DeduplicationScope, fifoq.DeduplicationScopeQueue)).Says("Invalid value for the parameter FifoThroughputLimit. " +
-			"Reason: perMessageGroupId is allowed only when fifoq.DeduplicationScope is messageGroup.")
+			"Reason: perMessageGroupId is allowed only when DeduplicationScope is messageGroup.")
 	}
 	return nil
 }

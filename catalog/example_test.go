@@ -11,38 +11,42 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
 // A catalogue holds named queues with their definitions. Creating a queue again with the same settings
 // returns it; with another value of a setting given, it is refused as SQS refuses it.
+// exStart is the start time of the manual clocks in these examples; any time would do.
+var exStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func ExampleCatalog() {
 	ctx := context.Background()
-	cat := fifoq.New()
+	cat := catalog.New()
 	defer cat.Close()
-	ns := fifoq.Namespace{} // one namespace is all this program needs
+	ns := catalog.Namespace{} // one namespace is all this program needs
 
-	q, err := cat.CreateQueue(ctx, ns, "jobs", fifoq.Definition{VisibilityTimeout: time.Minute}, fifoq.FieldVisibilityTimeout)
+	q, err := cat.CreateQueue(ctx, ns, "jobs", catalog.Definition{VisibilityTimeout: time.Minute}, catalog.FieldVisibilityTimeout)
 	if err != nil {
 		panic(err)
 	}
-	same, _ := cat.CreateQueue(ctx, ns, "jobs", fifoq.Definition{VisibilityTimeout: time.Minute}, fifoq.FieldVisibilityTimeout)
+	same, _ := cat.CreateQueue(ctx, ns, "jobs", catalog.Definition{VisibilityTimeout: time.Minute}, catalog.FieldVisibilityTimeout)
 	fmt.Println(same == q)
 
-	_, err = cat.CreateQueue(ctx, ns, "jobs", fifoq.Definition{VisibilityTimeout: time.Hour}, fifoq.FieldVisibilityTimeout)
-	fmt.Println(errors.Is(err, fifoq.ErrQueueExists), fifoq.ErrorCode(err))
+	_, err = cat.CreateQueue(ctx, ns, "jobs", catalog.Definition{VisibilityTimeout: time.Hour}, catalog.FieldVisibilityTimeout)
+	fmt.Println(errors.Is(err, catalog.ErrQueueExists), fifoq.ErrorCode(err))
 	fmt.Println(fifoq.ErrorMessage(err))
 
 	// A change of the definition goes to the queue.
-	err = cat.Update(ctx, ns, "jobs", func(d *fifoq.Definition) error {
-		d.Apply(fifoq.Definition{Delay: 5 * time.Second, Tags: map[string]string{"team": "batch"}}, fifoq.FieldDelay|fifoq.FieldTags)
+	err = cat.Update(ctx, ns, "jobs", func(d *catalog.Definition) error {
+		d.Apply(catalog.Definition{Delay: 5 * time.Second, Tags: map[string]string{"team": "batch"}}, catalog.FieldDelay|catalog.FieldTags)
 		return nil
 	})
 	if err != nil {
 		panic(err)
 	}
 	d, _ := cat.Definition(ns, "jobs")
-	fmt.Println(q.Attributes().Delay, d.Tags)
+	fmt.Println(d.Delay, d.Tags)
 	// Output:
 	// true
 	// true QueueAlreadyExists
@@ -55,15 +59,15 @@ func ExampleCatalog() {
 func ExampleCatalog_DeleteQueue() {
 	ctx := context.Background()
 	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	cat := fifoq.New(fifoq.WithClock(clock))
+	cat := catalog.New(catalog.WithClock(clock))
 	defer cat.Close()
-	ns := fifoq.Namespace{Account: "000000000000", Region: "us-east-1"}
+	ns := catalog.Namespace{Account: "000000000000", Region: "us-east-1"}
 
-	if _, err := cat.CreateQueue(ctx, ns, "orders-dlq", fifoq.Definition{}, 0); err != nil {
+	if _, err := cat.CreateQueue(ctx, ns, "orders-dlq", catalog.Definition{}, 0); err != nil {
 		panic(err)
 	}
-	policy := fifoq.RedrivePolicy{DeadLetterQueue: "orders-dlq", MaxReceiveCount: 3}
-	if _, err := cat.CreateQueue(ctx, ns, "orders", fifoq.Definition{RedrivePolicy: policy}, fifoq.FieldRedrivePolicy); err != nil {
+	policy := catalog.RedrivePolicy{DeadLetterQueue: "orders-dlq", MaxReceiveCount: 3}
+	if _, err := cat.CreateQueue(ctx, ns, "orders", catalog.Definition{RedrivePolicy: policy}, catalog.FieldRedrivePolicy); err != nil {
 		panic(err)
 	}
 
@@ -72,11 +76,11 @@ func ExampleCatalog_DeleteQueue() {
 	}
 	d, _ := cat.Definition(ns, "orders")
 	fmt.Printf("%+v\n", d.RedrivePolicy)
-	_, err := cat.CreateQueue(ctx, ns, "orders-dlq", fifoq.Definition{}, 0)
+	_, err := cat.CreateQueue(ctx, ns, "orders-dlq", catalog.Definition{}, 0)
 	fmt.Println(fifoq.ErrorMessage(err))
 
 	clock.Advance(time.Minute)
-	if _, err := cat.CreateQueue(ctx, ns, "orders-dlq", fifoq.Definition{}, 0); err != nil {
+	if _, err := cat.CreateQueue(ctx, ns, "orders-dlq", catalog.Definition{}, 0); err != nil {
 		panic(err)
 	}
 	d, _ = cat.Definition(ns, "orders")
@@ -90,10 +94,10 @@ func ExampleCatalog_DeleteQueue() {
 // A catalogue opened on a store keeps its queues, their definitions and their messages over a restart.
 // (A program opens its store with durable.Open; this one uses the in-memory engine of package storagetest,
 // whose disk outlives it.)
-func ExampleOpenCatalog() {
+func ExampleOpen() {
 	ctx := context.Background()
 	disk := storagetest.NewDisk()
-	open := func() (*fifoq.Store, *fifoq.Catalog) {
+	open := func() (*fifoq.Store, *catalog.Catalog) {
 		eng, err := disk.Open()
 		if err != nil {
 			panic(err)
@@ -102,7 +106,7 @@ func ExampleOpenCatalog() {
 		if err != nil {
 			panic(err)
 		}
-		cat, err := fifoq.Open(st)
+		cat, err := catalog.Open(st)
 		if err != nil {
 			panic(err)
 		}
@@ -110,7 +114,7 @@ func ExampleOpenCatalog() {
 	}
 
 	st, cat := open()
-	q, err := cat.CreateQueue(ctx, fifoq.Namespace{}, "jobs", fifoq.Definition{Tags: map[string]string{"team": "batch"}}, fifoq.FieldTags)
+	q, err := cat.CreateQueue(ctx, catalog.Namespace{}, "jobs", catalog.Definition{Tags: map[string]string{"team": "batch"}}, catalog.FieldTags)
 	if err != nil {
 		panic(err)
 	}
@@ -123,9 +127,9 @@ func ExampleOpenCatalog() {
 	st, cat = open()
 	defer st.Close()
 	defer cat.Close()
-	d, _ := cat.Definition(fifoq.Namespace{}, "jobs")
-	jobs, _ := cat.Queue(fifoq.Namespace{}, "jobs")
-	ds, err := jobs.Queue.Receive(ctx, fifoq.ReceiveOptions{})
+	d, _ := cat.Definition(catalog.Namespace{}, "jobs")
+	jobs, _ := cat.Queue(catalog.Namespace{}, "jobs")
+	ds, err := jobs.Receive(ctx, fifoq.ReceiveOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -138,10 +142,10 @@ func ExampleOpenCatalog() {
 // the X-Account header) has its own queues; PUT creates a queue, POST sends a message to it, GET receives
 // and deletes one, DELETE deletes the queue. The catalogue's errors carry the codes and messages SQS
 // answers with, which a service passes on.
-func Example_catalogService() {
-	cat := fifoq.New()
+func Example_service() {
+	cat := catalog.New()
 	defer cat.Close()
-	nsOf := func(r *http.Request) fifoq.Namespace { return fifoq.Namespace{Account: r.Header.Get("X-Account")} }
+	nsOf := func(r *http.Request) catalog.Namespace { return catalog.Namespace{Account: r.Header.Get("X-Account")} }
 	fail := func(w http.ResponseWriter, err error) {
 		code := http.StatusBadRequest
 		if fifoq.ErrorCode(err) == "" {
@@ -149,17 +153,17 @@ func Example_catalogService() {
 		}
 		http.Error(w, fifoq.ErrorCode(err)+": "+fifoq.ErrorMessage(err), code)
 	}
-	queue := func(w http.ResponseWriter, r *http.Request) (*fifoq.Queue, bool) {
+	queue := func(w http.ResponseWriter, r *http.Request) (catalog.Queue, bool) {
 		q, ok := cat.Queue(nsOf(r), r.PathValue("name"))
 		if !ok {
-			fail(w, fifoq.ErrQueueDoesNotExist)
+			fail(w, catalog.ErrQueueDoesNotExist)
 		}
-		return q.Queue, ok
+		return q, ok
 	}
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("PUT /queues/{name}", func(w http.ResponseWriter, r *http.Request) {
-		if _, err := cat.CreateQueue(r.Context(), nsOf(r), r.PathValue("name"), fifoq.Definition{}, 0); err != nil {
+		if _, err := cat.CreateQueue(r.Context(), nsOf(r), r.PathValue("name"), catalog.Definition{}, 0); err != nil {
 			fail(w, err)
 		}
 	})

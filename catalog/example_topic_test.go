@@ -8,6 +8,8 @@ import (
 	"log"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // A catalogue keeps topics beside its queues: a subscription names its queue by namespace and name, and in
@@ -15,16 +17,16 @@ import (
 // server does for the URL its client reached it at.
 func ExampleCatalog_CreateTopic() {
 	ctx := context.Background()
-	ns := fifoq.Namespace{Account: "000000000000", Region: "us-east-1"}
-	c := fifoq.New(fifoq.WithDefaultNamespace(ns), fifoq.WithClock(fifoq.NewManualClock(exStart)))
-	if _, err := c.CreateQueue(ctx, ns, "audit", fifoq.Definition{}, 0); err != nil {
+	ns := catalog.Namespace{Account: "000000000000", Region: "us-east-1"}
+	c := catalog.New(catalog.WithDefaultNamespace(ns), catalog.WithClock(fifoq.NewManualClock(exStart)))
+	if _, err := c.CreateQueue(ctx, ns, "audit", catalog.Definition{}, 0); err != nil {
 		log.Fatal(err)
 	}
-	topic, err := c.CreateTopic(ctx, ns, "orders", fifoq.TopicDefinition{Stored: map[string]string{"DisplayName": "Orders"}})
+	orders, err := c.CreateTopic(ctx, ns, "orders", catalog.TopicDefinition{Stored: map[string]string{"DisplayName": "Orders"}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	sub, err := c.Subscribe(ctx, ns, "orders", fifoq.SubscriptionDefinition{Queue: fifoq.QueueKey{Namespace: ns, Name: "audit"}})
+	sub, err := c.Subscribe(ctx, ns, "orders", catalog.SubscriptionDefinition{Queue: catalog.QueueKey{Namespace: ns, Name: "audit"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -32,18 +34,22 @@ func ExampleCatalog_CreateTopic() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	signer := fifoq.RSASigner{Key: key, CertURL: "http://127.0.0.1:9324/SimpleNotificationService-fifoq.pem"}
-	if _, err := topic.Publish(ctx, fifoq.TopicMessage{Message: "order 42"},
-		fifoq.WithPublishEndpoint("http://127.0.0.1:9324"), fifoq.WithPublishSigner(signer)); err != nil {
+	signer := topic.RSASigner{Key: key, CertURL: "http://127.0.0.1:9324/SimpleNotificationService-fifoq.pem"}
+	if _, err := orders.Publish(ctx, topic.Message{Message: "order 42"},
+		topic.WithPublishEndpoint("http://127.0.0.1:9324"), topic.WithPublishSigner(signer)); err != nil {
 		log.Fatal(err)
 	}
 
 	q, _ := c.Queue(ns, "audit")
-	env, err := fifoq.ParseEnvelope(exTopicBodies(q.Queue)[0])
+	var bodies []string
+	for s := range q.Messages() {
+		bodies = append(bodies, s.Body)
+	}
+	env, err := topic.ParseEnvelope(bodies[0])
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(topic.ARN())
+	fmt.Println(orders.ARN())
 	fmt.Println(env.Message, env.SigningCertURL)
 	fmt.Println(env.UnsubscribeURL == "http://127.0.0.1:9324/?Action=Unsubscribe&SubscriptionArn="+sub.ARN)
 	fmt.Println("verified:", env.Verify(&key.PublicKey) == nil)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/storage"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
@@ -18,12 +19,16 @@ import (
 
 var ciNS = Namespace{Account: "000000000000", Region: "us-east-1"}
 
+// recordsArea is the first byte of the engine's keys of the store's records area (fifoq's records.go), under
+// which the catalogue keeps its records.
+const recordsArea = 0x03
+
 // ciOpen opens a store and a catalogue on disk.
-func ciOpen(t *testing.T, disk *storagetest.Disk, clock Clock) (*Catalog, *Store, error) {
+func ciOpen(t *testing.T, disk *storagetest.Disk, clock fifoq.Clock) (*Catalog, *fifoq.Store, error) {
 	t.Helper()
 	eng, err := disk.Open()
 	require.NoError(t, err)
-	st, err := OpenStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
 	c, err := Open(st, WithClock(clock), WithDefaultNamespace(ciNS))
 	return c, st, err
@@ -44,20 +49,20 @@ func ciWrite(t *testing.T, disk *storagetest.Disk, edit func(b storage.Batch)) {
 // A DeleteQueue cut short by a crash after its deletion was recorded, before the queue was deleted from the
 // store, is finished by the next Open: the queue is gone, and its name waits its 60 seconds.
 func TestCatalogInterruptedDelete(t *testing.T) {
-	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	disk := storagetest.NewDisk()
 	c, st, err := ciOpen(t, disk, clock)
 	require.NoError(t, err)
 	victim, err := c.CreateQueue(context.Background(), ciNS, "victim", Definition{}, 0)
 	require.NoError(t, err)
-	_, err = victim.Send(context.Background(), Message{Body: "doomed"})
+	_, err = victim.Send(context.Background(), fifoq.Message{Body: "doomed"})
 	require.NoError(t, err)
 	_, err = c.CreateQueue(context.Background(), ciNS, "kept", Definition{}, 0)
 	require.NoError(t, err)
-	var j commit
+	var j journal
 	_, err = c.deleteQueue(&j, ciNS, "victim") // the deletion recorded, and then a crash
 	require.NoError(t, err)
-	require.NoError(t, j.wait(st))
+	require.NoError(t, j.wait())
 	require.NoError(t, c.Close())
 	require.NoError(t, st.Close())
 	require.Equal(t, []string{"kept", "victim"}, storeQueues(t, disk), "the queue is in the store still")
@@ -80,7 +85,7 @@ func storeQueues(t *testing.T, disk *storagetest.Disk) []string {
 	t.Helper()
 	eng, err := disk.Open()
 	require.NoError(t, err)
-	st, err := OpenStore(eng, "disk")
+	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
 	defer st.Close()
 	return st.Queues()
@@ -89,7 +94,7 @@ func storeQueues(t *testing.T, disk *storagetest.Disk) []string {
 // The names deleted more than 60 seconds ago are forgotten, records and all, at the next CreateQueue or
 // DeleteQueue.
 func TestCatalogDeletedNamesPruned(t *testing.T) {
-	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	disk := storagetest.NewDisk()
 	c, st, err := ciOpen(t, disk, clock)
 	require.NoError(t, err)
@@ -110,10 +115,10 @@ func TestCatalogDeletedNamesPruned(t *testing.T) {
 	require.Zero(t, countRecords(t, st, catalogDeleted))
 }
 
-func countRecords(t *testing.T, st *Store, kind byte) int {
+func countRecords(t *testing.T, st *fifoq.Store, kind byte) int {
 	t.Helper()
 	n := 0
-	require.NoError(t, st.eng.Scan([]byte{keyCatalog, kind}, []byte{keyCatalog, kind + 1}, func(k, v []byte) error {
+	require.NoError(t, st.Records().Scan([]byte{kind}, []byte{kind + 1}, func(k, v []byte) error {
 		n++
 		return nil
 	}))
@@ -158,18 +163,18 @@ func TestCatalogCorruptRecords(t *testing.T) {
 		{"deleted", catalogKeyOf(catalogDeleted, "gone"), []byte("\x01{}"), `catalogue record of deleted queue gone: name "", deleted at 0`},
 		{"task", append(catalogKeyOf(kindCatalogTask, "jobs"), 0, 0, 0, 0, 0, 0, 0, 0, 1), []byte(`{"id":"x"}`),
 			"catalogue record of move task 1 of queue jobs: version 123, want 1"},
-		{"unknown kind", catalogKeyOf('z', "x"), []byte{1}, `catalogue record "\x03zx": unknown key`},
+		{"unknown kind", catalogKeyOf('z', "x"), []byte{1}, `catalogue record "zx": unknown key`},
 	} {
 		disk := storagetest.NewDisk()
-		clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		c, st, err := ciOpen(t, disk, clock)
 		require.NoError(t, err)
 		require.NoError(t, c.Close())
 		require.NoError(t, st.Close())
-		ciWrite(t, disk, func(b storage.Batch) { b.Set(tc.key, tc.value) })
+		ciWrite(t, disk, func(b storage.Batch) { b.Set(append([]byte{recordsArea}, tc.key...), tc.value) })
 
 		c, st, err = ciOpen(t, disk, clock)
-		require.ErrorIs(t, err, ErrStoreCorrupt, tc.name)
+		require.ErrorIs(t, err, fifoq.ErrStoreCorrupt, tc.name)
 		require.ErrorContains(t, err, tc.want, tc.name)
 		require.Nil(t, c, tc.name)
 		require.NoError(t, st.Close())
@@ -180,7 +185,7 @@ func TestCatalogCorruptRecords(t *testing.T) {
 // catalogue that Open does not return resumes no task.
 func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		disk := storagetest.NewDisk()
 		c, st, err := ciOpen(t, disk, clock)
 		require.NoError(t, err)
@@ -194,33 +199,40 @@ func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
 		require.NoError(t, err)
 		dlq, _ := c.Queue(ciNS, "dlq")
 		for range 5 {
-			_, err := dlq.Queue.Send(ctx, Message{Body: "m"})
+			_, err := dlq.Send(ctx, fifoq.Message{Body: "m"})
 			require.NoError(t, err)
 		}
 		task, err := c.StartMoveTask(ctx, ciNS, "dlq", "dest", 1) // one a second, on the manual clock
 		require.NoError(t, err)
 		synctest.Wait()
-		require.Equal(t, MoveTaskRunning, task.Task.Status().State)
+		require.Equal(t, fifoq.MoveTaskRunning, task.Status().State)
 		require.NoError(t, c.Close())
+		before := dlq.Stats().Visible
 		require.NoError(t, st.Close())
 		k := catalogKey{ciNS, "bad name"}
+		bad := append([]byte{recordsArea}, topicRecordKey(k)...)
 		ciWrite(t, disk, func(b storage.Batch) {
-			b.Set(topicRecordKey(k), encodeRecord(topicRecord{Account: k.ns.Account, Region: k.ns.Region, Name: k.name, Created: 1}))
+			b.Set(bad, encodeRecord(topicRecord{Account: k.ns.Account, Region: k.ns.Region, Name: k.name, Created: 1}))
 		})
 
 		c, st, err = ciOpen(t, disk, clock)
-		require.ErrorIs(t, err, ErrStoreCorrupt)
+		require.ErrorIs(t, err, fifoq.ErrStoreCorrupt)
 		require.ErrorContains(t, err, "bad name")
 		require.Nil(t, c)
-		q := st.openQueue("dlq")
-		require.NotNil(t, q, "the queues opened before the error stay open on the store")
-		for _, s := range q.MoveTasks() {
-			require.NotEqual(t, MoveTaskRunning, s.State, "a task of a catalogue not opened: %+v", s)
-		}
-		visible := q.Stats().Visible
+		_, err = fifoq.New("dlq", fifoq.WithStore(st))
+		require.ErrorIs(t, err, fifoq.ErrQueueOpen, "the queues opened before the error stay open on the store")
 		clock.Advance(time.Minute)
 		synctest.Wait()
-		require.Equal(t, visible, q.Stats().Visible, "no message moved after Open failed")
+		require.NoError(t, st.Close())
+
+		// Without the bad record the catalogue opens: the dead-letter queue holds what it held before the
+		// failed Open, whose task moved nothing.
+		ciWrite(t, disk, func(b storage.Batch) { b.Delete(bad) })
+		c, st, err = ciOpen(t, disk, clock)
+		require.NoError(t, err)
+		dlq, _ = c.Queue(ciNS, "dlq")
+		require.Equal(t, before, dlq.Stats().Visible, "no message moved while Open failed")
+		require.NoError(t, c.Close())
 		require.NoError(t, st.Close())
 	})
 }
@@ -229,7 +241,7 @@ func TestCatalogCorruptTopicResumesNoTask(t *testing.T) {
 // those deleted less than 60 seconds ago, and of no others: names that requests ask about and that name no
 // queue leave it as it was.
 func TestCatalogNamesBounded(t *testing.T) {
-	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := New(WithClock(clock), WithDefaultNamespace(ciNS))
 	ctx := context.Background()
 	other := Namespace{Account: "111111111111", Region: "eu-west-1"}
@@ -246,12 +258,12 @@ func TestCatalogNamesBounded(t *testing.T) {
 		name := "missing-" + strconv.Itoa(i)
 		require.NoError(t, c.CheckCreate(other, name))
 		_, err := c.CreateQueue(ctx, other, name, Definition{VisibilityTimeout: -1}, FieldVisibilityTimeout)
-		require.ErrorIs(t, err, ErrInvalidQueueAttribute)
+		require.ErrorIs(t, err, fifoq.ErrInvalidQueueAttribute)
 		c.Find(c.queueName(other, name))
 	}
 	for i := range 100 {
 		require.NoError(t, c.Update(ctx, other, "dlq", func(d *Definition) error {
-			d.RedriveAllowPolicy = &RedriveAllowPolicy{Permission: RedriveByQueue, Sources: []string{"src-" + strconv.Itoa(i)}}
+			d.RedriveAllowPolicy = &fifoq.RedriveAllowPolicy{Permission: fifoq.RedriveByQueue, Sources: []string{"src-" + strconv.Itoa(i)}}
 			return nil
 		}))
 	}
@@ -259,9 +271,9 @@ func TestCatalogNamesBounded(t *testing.T) {
 
 	fn := c.queueName(other, "dlq")
 	require.NoError(t, c.DeleteQueue(ctx, other, "dlq"))
-	q, ok := c.Find(fn)
+	k, _, ok := c.Find(fn)
 	require.False(t, ok)
-	require.Equal(t, Queue{Namespace: other, Name: "dlq"}, q, "a name deleted less than 60 s ago is known")
+	require.Equal(t, QueueKey{Namespace: other, Name: "dlq"}, k, "a name deleted less than 60 s ago is known")
 	clock.Advance(deletedReuseDelay)
 	_, err = c.CreateQueue(ctx, ciNS, "home", Definition{}, 0) // forgets the names deleted 60 s ago
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // AddPermission and RemovePermission of a catalogue: the rules, with AWS's codes and texts, and the policy
@@ -17,7 +18,7 @@ const (
 	pmRoot = "arn:aws:iam::111111111111:root"
 )
 
-func pmPolicy(t *testing.T, c *fifoq.Catalog) string {
+func pmPolicy(t *testing.T, c *catalog.Catalog) string {
 	t.Helper()
 	d, ok := c.Definition(ctNS, "pm")
 	require.True(t, ok)
@@ -32,7 +33,7 @@ func pmPolicy(t *testing.T, c *fifoq.Catalog) string {
 func TestPermissionPrincipals(t *testing.T) {
 	t.Parallel()
 	c, _ := newCtCatalog(t)
-	ctCreate(t, c, ctNS, "pm", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "pm", catalog.Definition{}, 0)
 	for _, tc := range []struct {
 		ids  []string
 		text string
@@ -43,7 +44,7 @@ func TestPermissionPrincipals(t *testing.T) {
 		{[]string{"11111111111", "*"}, "Value [11111111111, *] for parameter PrincipalId is invalid. Reason: Unable to verify."},
 	} {
 		err := c.AddPermission(t.Context(), ctNS, "pm", "l", tc.ids, []string{"SendMessage"})
-		require.ErrorIs(t, err, fifoq.ErrInvalidPermission, "%q", tc.ids)
+		require.ErrorIs(t, err, catalog.ErrInvalidPermission, "%q", tc.ids)
 		require.Equal(t, "InvalidParameterValue", fifoq.ErrorCode(err))
 		require.Equal(t, tc.text, fifoq.ErrorMessage(err))
 		require.Empty(t, pmPolicy(t, c), "a refused AddPermission changes nothing")
@@ -61,12 +62,12 @@ func TestPermissionPrincipals(t *testing.T) {
 func TestPermissionPolicyOrder(t *testing.T) {
 	t.Parallel()
 	c, _ := newCtCatalog(t)
-	ctCreate(t, c, ctNS, "pm", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "pm", catalog.Definition{}, 0)
 	earlier := `{"Id":"` + pmARN + `/SQSDefaultPolicy","Statement":[{"Action":"SQS:ReceiveMessage","Condition":` +
 		`{"NumericLessThan":{"x":12345678901234567890}},"Effect":"Allow","Principal":{"AWS":"` + pmRoot + `"},` +
 		`"Resource":"` + pmARN + `","Sid":"old"}],"Version":"2008-10-17","Zeta":"a<b&c>d"}`
-	require.NoError(t, c.Update(t.Context(), ctNS, "pm", func(d *fifoq.Definition) error {
-		d.Apply(fifoq.Definition{Policy: earlier}, fifoq.FieldPolicy)
+	require.NoError(t, c.Update(t.Context(), ctNS, "pm", func(d *catalog.Definition) error {
+		d.Apply(catalog.Definition{Policy: earlier}, catalog.FieldPolicy)
 		return nil
 	}))
 	require.NoError(t, c.AddPermission(t.Context(), ctNS, "pm", "new", []string{"111111111111", "222222222222"},
@@ -87,7 +88,7 @@ func TestPermissionPolicyOrder(t *testing.T) {
 func TestPermissionRules(t *testing.T) {
 	t.Parallel()
 	c, _ := newCtCatalog(t)
-	ctCreate(t, c, ctNS, "pm", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "pm", catalog.Definition{}, 0)
 	add := func(label string, ids, actions []string) error {
 		return c.AddPermission(t.Context(), ctNS, "pm", label, ids, actions)
 	}
@@ -99,19 +100,19 @@ func TestPermissionRules(t *testing.T) {
 		code     string
 		text     string
 	}{
-		{"no label", add("", one, send), fifoq.ErrInvalidPermission, "MissingParameter", "The request must contain the parameter Label."},
-		{"bad label", add("a b", one, send), fifoq.ErrInvalidPermission, "InvalidParameterValue",
+		{"no label", add("", one, send), catalog.ErrInvalidPermission, "MissingParameter", "The request must contain the parameter Label."},
+		{"bad label", add("a b", one, send), catalog.ErrInvalidPermission, "InvalidParameterValue",
 			"Value a b for parameter Label is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length."},
-		{"no ids", add("l", nil, send), fifoq.ErrInvalidPermission, "MissingParameter", "The request must contain the parameter AWSAccountIds."},
-		{"no actions", add("l", one, nil), fifoq.ErrInvalidPermission, "MissingParameter", "The request must contain the parameter Actions."},
-		{"8 actions", add("l", one, make([]string, 8)), fifoq.ErrTooManyActions, "OverLimit", "8 Actions were found, maximum allowed is 7."},
-		{"owner's action", add("l", one, []string{"DeleteQueue"}), fifoq.ErrInvalidPermission, "InvalidParameterValue",
+		{"no ids", add("l", nil, send), catalog.ErrInvalidPermission, "MissingParameter", "The request must contain the parameter AWSAccountIds."},
+		{"no actions", add("l", one, nil), catalog.ErrInvalidPermission, "MissingParameter", "The request must contain the parameter Actions."},
+		{"8 actions", add("l", one, make([]string, 8)), catalog.ErrTooManyActions, "OverLimit", "8 Actions were found, maximum allowed is 7."},
+		{"owner's action", add("l", one, []string{"DeleteQueue"}), catalog.ErrInvalidPermission, "InvalidParameterValue",
 			"Value SQS:DeleteQueue for parameter ActionName is invalid. Reason: Only the queue owner is allowed to invoke this action."},
-		{"unknown action", add("l", one, []string{"Fly"}), fifoq.ErrInvalidPermission, "InvalidParameterValue",
+		{"unknown action", add("l", one, []string{"Fly"}), catalog.ErrInvalidPermission, "InvalidParameterValue",
 			"Value SQS:Fly for parameter ActionName is invalid. Reason: Please refer to the appropriate WSDL for a list of valid actions."},
-		{"remove no label", c.RemovePermission(t.Context(), ctNS, "pm", ""), fifoq.ErrInvalidPermission, "MissingParameter",
+		{"remove no label", c.RemovePermission(t.Context(), ctNS, "pm", ""), catalog.ErrInvalidPermission, "MissingParameter",
 			"The request must contain the parameter Label."},
-		{"remove unknown", c.RemovePermission(t.Context(), ctNS, "pm", "x"), fifoq.ErrInvalidPermission, "InvalidParameterValue",
+		{"remove unknown", c.RemovePermission(t.Context(), ctNS, "pm", "x"), catalog.ErrInvalidPermission, "InvalidParameterValue",
 			"Value x for parameter Label is invalid. Reason: can't find label."},
 	} {
 		require.ErrorIs(t, tc.err, tc.sentinel, tc.name)
@@ -120,8 +121,8 @@ func TestPermissionRules(t *testing.T) {
 	}
 	require.NoError(t, add("l", one, send))
 	err := add("l", one, send)
-	require.ErrorIs(t, err, fifoq.ErrInvalidPermission)
+	require.ErrorIs(t, err, catalog.ErrInvalidPermission)
 	require.Equal(t, "Value l for parameter Label is invalid. Reason: Already exists.", fifoq.ErrorMessage(err))
-	require.ErrorIs(t, c.AddPermission(t.Context(), ctNS, "none", "l", one, send), fifoq.ErrQueueDoesNotExist)
-	require.True(t, errors.Is(c.RemovePermission(t.Context(), ctNS, "none", "l"), fifoq.ErrQueueDoesNotExist))
+	require.ErrorIs(t, c.AddPermission(t.Context(), ctNS, "none", "l", one, send), catalog.ErrQueueDoesNotExist)
+	require.True(t, errors.Is(c.RemovePermission(t.Context(), ctNS, "none", "l"), catalog.ErrQueueDoesNotExist))
 }

@@ -285,7 +285,7 @@ func Open(st *fifoq.Store, opts ...Option) (*Catalog, error) {
 		return nil, errors.New("catalog: Open: nil store")
 	}
 	c := New(opts...)
-	c.st = st
+	c.st, c.rec = st, st.Records()
 	c.deletions = 1 // a queue may hold messages of a queue deleted before the restart
 	sc, err := c.readRecords()
 	if err != nil {

@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
@@ -20,7 +22,7 @@ type csEnv struct {
 	disk  *storagetest.Disk
 	eng   *storagetest.Memory
 	st    *fifoq.Store
-	c     *fifoq.Catalog
+	c     *catalog.Catalog
 	clock *fifoq.ManualClock
 }
 
@@ -36,7 +38,7 @@ func (e *csEnv) open() {
 	require.NoError(e.t, err)
 	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(e.t, err)
-	c, err := fifoq.Open(st, fifoq.WithClock(e.clock), fifoq.WithDefaultNamespace(ctNS))
+	c, err := catalog.Open(st, catalog.WithClock(e.clock), catalog.WithDefaultNamespace(ctNS))
 	require.NoError(e.t, err)
 	e.eng, e.st, e.c = eng, st, c
 }
@@ -54,16 +56,16 @@ func (e *csEnv) restart(crash bool) {
 }
 
 // definitions returns every queue's definition, by namespace and name.
-func (e *csEnv) definitions() map[fifoq.Namespace]map[string]fifoq.Definition {
-	out := make(map[fifoq.Namespace]map[string]fifoq.Definition)
+func (e *csEnv) definitions() map[catalog.Namespace]map[string]catalog.Definition {
+	out := make(map[catalog.Namespace]map[string]catalog.Definition)
 	for _, q := range e.c.Queues() {
-		d, ok := e.c.Definition(q.Namespace, q.Name)
+		d, ok := e.c.Definition(q.Namespace(), q.Name())
 		require.True(e.t, ok)
 		d.Created, d.Modified = d.Created.UTC(), d.Modified.UTC()
-		if out[q.Namespace] == nil {
-			out[q.Namespace] = make(map[string]fifoq.Definition)
+		if out[q.Namespace()] == nil {
+			out[q.Namespace()] = make(map[string]catalog.Definition)
 		}
-		out[q.Namespace][q.Name] = d
+		out[q.Namespace()][q.Name()] = d
 	}
 	return out
 }
@@ -75,67 +77,67 @@ func TestCatalogStoreRestart(t *testing.T) {
 	for _, crash := range []bool{false, true} {
 		e := newCsEnv(t)
 		c, ctx := e.c, t.Context()
-		ctCreate(t, c, ctNS, "dlq.fifo", fifoq.Definition{RedriveAllowPolicy: &fifoq.RedriveAllowPolicy{
-			Permission: fifoq.RedriveByQueue, Sources: []string{"orders.fifo"}}}, fifoq.FieldRedriveAllowPolicy)
-		ctCreate(t, c, ctNS, "orders.fifo", fifoq.Definition{
-			RedrivePolicy:      fifoq.RedrivePolicy{DeadLetterQueue: "dlq.fifo", MaxReceiveCount: 2},
-			DeduplicationScope: fifoq.DeduplicationScopeMessageGroup, ThroughputLimit: fifoq.ThroughputPerMessageGroupID,
+		ctCreate(t, c, ctNS, "dlq.fifo", catalog.Definition{RedriveAllowPolicy: &fifoq.RedriveAllowPolicy{
+			Permission: fifoq.RedriveByQueue, Sources: []string{"orders.fifo"}}}, catalog.FieldRedriveAllowPolicy)
+		ctCreate(t, c, ctNS, "orders.fifo", catalog.Definition{
+			RedrivePolicy:      catalog.RedrivePolicy{DeadLetterQueue: "dlq.fifo", MaxReceiveCount: 2},
+			DeduplicationScope: fifoq.DeduplicationScopeMessageGroup, ThroughputLimit: catalog.ThroughputPerMessageGroupID,
 			Policy: `{"Version":"2012-10-17"}`, KMSMasterKeyID: "alias/aws/sqs", KMSDataKeyReusePeriod: 10 * time.Minute,
 			Tags: map[string]string{"team": "payments"}},
-			fifoq.FieldRedrivePolicy|fifoq.FieldDeduplicationScope|fifoq.FieldThroughputLimit|fifoq.FieldPolicy|
-				fifoq.FieldKMSMasterKeyID|fifoq.FieldKMSDataKeyReusePeriod|fifoq.FieldTags)
-		ctCreate(t, c, ctOther, "orders.fifo", fifoq.Definition{VisibilityTimeout: time.Minute}, fifoq.FieldVisibilityTimeout)
-		ctCreate(t, c, ctNS, "gone", fifoq.Definition{}, 0)
-		ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "gone", MaxReceiveCount: 5}},
-			fifoq.FieldRedrivePolicy)
+			catalog.FieldRedrivePolicy|catalog.FieldDeduplicationScope|catalog.FieldThroughputLimit|catalog.FieldPolicy|
+				catalog.FieldKMSMasterKeyID|catalog.FieldKMSDataKeyReusePeriod|catalog.FieldTags)
+		ctCreate(t, c, ctOther, "orders.fifo", catalog.Definition{VisibilityTimeout: time.Minute}, catalog.FieldVisibilityTimeout)
+		ctCreate(t, c, ctNS, "gone", catalog.Definition{}, 0)
+		ctCreate(t, c, ctNS, "src", catalog.Definition{RedrivePolicy: catalog.RedrivePolicy{DeadLetterQueue: "gone", MaxReceiveCount: 5}},
+			catalog.FieldRedrivePolicy)
 		e.clock.Advance(10 * time.Second)
-		require.NoError(t, c.Update(ctx, ctNS, "src", func(d *fifoq.Definition) error { d.Delay = time.Second; return nil }))
+		require.NoError(t, c.Update(ctx, ctNS, "src", func(d *catalog.Definition) error { d.Delay = time.Second; return nil }))
 		require.NoError(t, c.DeleteQueue(ctx, ctNS, "gone")) // src's policy is pending
 
 		// A move task at 10 messages a second, paused after its first step.
-		ctCreate(t, c, ctNS, "dest.fifo", fifoq.Definition{}, 0)
+		ctCreate(t, c, ctNS, "dest.fifo", catalog.Definition{}, 0)
 		dlq, _ := c.Queue(ctNS, "dlq.fifo")
 		for i := range 25 {
-			_, err := dlq.Queue.Send(ctx, fifoq.Message{Body: "m", GroupID: "g", DeduplicationID: strings.Repeat("d", i+1)})
+			_, err := dlq.Send(ctx, fifoq.Message{Body: "m", GroupID: "g", DeduplicationID: strings.Repeat("d", i+1)})
 			require.NoError(t, err)
 		}
 		task, err := c.StartMoveTask(ctx, ctNS, "dlq.fifo", "dest.fifo", 10)
 		require.NoError(t, err)
-		require.Eventually(t, func() bool { return task.Task.Status().Moved == 10 }, 10*time.Second, time.Millisecond)
+		require.Eventually(t, func() bool { return task.Status().Moved == 10 }, 10*time.Second, time.Millisecond)
 
 		before := e.definitions()
 		e.restart(crash)
 		require.Equal(t, before, e.definitions(), "crash %v", crash)
 		d, _ := e.c.Definition(ctNS, "src")
 		require.True(t, d.RedrivePolicy.Pending)
-		_, err = e.c.CreateQueue(ctx, ctNS, "gone", fifoq.Definition{}, 0)
-		require.ErrorIs(t, err, fifoq.ErrQueueDeletedRecently, "the deleted name, after the restart")
+		_, err = e.c.CreateQueue(ctx, ctNS, "gone", catalog.Definition{}, 0)
+		require.ErrorIs(t, err, catalog.ErrQueueDeletedRecently, "the deleted name, after the restart")
 		other, _ := e.c.Queue(ctOther, "orders.fifo")
-		require.Regexp(t, `^ns-[0-9a-f]{32}\.fifo$`, other.Queue.Name())
+		require.Regexp(t, `^ns-[0-9a-f]{32}\.fifo$`, other.FifoqName())
 
 		tasks := e.c.MoveTasks(ctNS, "dlq.fifo")
 		require.Len(t, tasks, 1)
 		require.Equal(t, task.ID, tasks[0].ID)
 		require.Equal(t, "dest.fifo", tasks[0].Destination)
-		st := tasks[0].Task.Status()
+		st := tasks[0].Status()
 		require.Equal(t, fifoq.MoveTaskRunning, st.State, "crash %v", crash)
 		require.Equal(t, 10, st.Moved, "the count is exact")
 		dest, _ := e.c.Queue(ctNS, "dest.fifo")
-		require.Equal(t, 10, dest.Queue.Stats().Visible)
+		require.Equal(t, 10, dest.Stats().Visible)
 		require.Eventually(t, func() bool { // a step's time at its rate, then the next steps
 			e.clock.Advance(10 * time.Millisecond)
-			return tasks[0].Task.Status().Moved >= 20
+			return tasks[0].Status().Moved >= 20
 		}, 10*time.Second, time.Millisecond)
 		_, err = e.c.CancelMoveTask(ctx, tasks[0].ID)
 		require.NoError(t, err)
 
 		// The dead-letter queue comes back: src's policy is bound again, and stays so.
 		e.clock.Advance(time.Minute)
-		ctCreate(t, e.c, ctNS, "gone", fifoq.Definition{}, 0)
+		ctCreate(t, e.c, ctNS, "gone", catalog.Definition{}, 0)
 		e.restart(crash)
 		d, _ = e.c.Definition(ctNS, "src")
-		require.Equal(t, fifoq.RedrivePolicy{DeadLetterQueue: "gone", MaxReceiveCount: 5}, d.RedrivePolicy)
-		require.Equal(t, fifoq.MoveTaskCancelled, e.c.MoveTasks(ctNS, "dlq.fifo")[0].Task.Status().State)
+		require.Equal(t, catalog.RedrivePolicy{DeadLetterQueue: "gone", MaxReceiveCount: 5}, d.RedrivePolicy)
+		require.Equal(t, fifoq.MoveTaskCancelled, e.c.MoveTasks(ctNS, "dlq.fifo")[0].Status().State)
 		require.NoError(t, e.c.Close())
 		require.NoError(t, e.st.Close())
 	}
@@ -150,7 +152,7 @@ func TestCatalogChangesSyncOutsideLock(t *testing.T) {
 	defer e.st.Close()
 	defer c.Close()
 	for _, name := range []string{"a", "b", "dlq"} {
-		ctCreate(t, c, ctNS, name, fifoq.Definition{}, 0)
+		ctCreate(t, c, ctNS, name, catalog.Definition{}, 0)
 	}
 	a, _ := c.Queue(ctNS, "a")
 	endsWith := func(name string) func(string) bool {
@@ -162,23 +164,23 @@ func TestCatalogChangesSyncOutsideLock(t *testing.T) {
 		change func() error
 	}{
 		{"a redrive policy", "b", func() error {
-			return c.Update(ctx, ctNS, "b", func(d *fifoq.Definition) error {
-				d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 3}
+			return c.Update(ctx, ctNS, "b", func(d *catalog.Definition) error {
+				d.RedrivePolicy = catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 3}
 				return nil
 			})
 		}},
 		{"a setting", "b", func() error {
-			return c.Update(ctx, ctNS, "b", func(d *fifoq.Definition) error { d.VisibilityTimeout = time.Minute; return nil })
+			return c.Update(ctx, ctNS, "b", func(d *catalog.Definition) error { d.VisibilityTimeout = time.Minute; return nil })
 		}},
 		{"a redrive allow policy", "dlq", func() error {
-			return c.Update(ctx, ctNS, "dlq", func(d *fifoq.Definition) error {
+			return c.Update(ctx, ctNS, "dlq", func(d *catalog.Definition) error {
 				d.RedriveAllowPolicy = &fifoq.RedriveAllowPolicy{}
 				return nil
 			})
 		}},
 		{"tags", "b", func() error { return c.TagQueue(ctx, ctNS, "b", map[string]string{"k": "v"}) }},
 		{"a creation", "c", func() error {
-			_, err := c.CreateQueue(ctx, ctNS, "c", fifoq.Definition{}, 0)
+			_, err := c.CreateQueue(ctx, ctNS, "c", catalog.Definition{}, 0)
 			return err
 		}},
 		{"a deletion", "b", func() error { return c.DeleteQueue(ctx, ctNS, "b") }},
@@ -188,11 +190,11 @@ func TestCatalogChangesSyncOutsideLock(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- ch.change() }()
 		e.eng.WaitBlocked(1) // the change waits for its sync, held
-		_, err := a.Queue.Send(ctx, fifoq.Message{Body: "m"})
+		_, err := a.Send(ctx, fifoq.Message{Body: "m"})
 		require.NoError(t, err, "%s: send to a", ch.name)
 		_, ok := c.Definition(ctNS, "a")
 		require.True(t, ok, ch.name)
-		ctCreate(t, c, ctNS, "other"+string(rune('0'+i)), fifoq.Definition{}, 0)
+		ctCreate(t, c, ctNS, "other"+string(rune('0'+i)), catalog.Definition{}, 0)
 		select {
 		case err := <-done:
 			t.Fatalf("%s: returned before its sync: %v", ch.name, err)
@@ -201,7 +203,7 @@ func TestCatalogChangesSyncOutsideLock(t *testing.T) {
 		e.eng.ReleaseHeld()
 		require.NoError(t, <-done, ch.name)
 	}
-	require.Equal(t, len(changes), a.Queue.Stats().Visible)
+	require.Equal(t, len(changes), a.Stats().Visible)
 }
 
 // A failed write of the catalogue's records fails the store: the change returns ErrStoreFailed, and so does
@@ -209,15 +211,15 @@ func TestCatalogChangesSyncOutsideLock(t *testing.T) {
 func TestCatalogStoreFailure(t *testing.T) {
 	e := newCsEnv(t)
 	ctx := t.Context()
-	ctCreate(t, e.c, ctNS, "q", fifoq.Definition{}, 0)
+	ctCreate(t, e.c, ctNS, "q", catalog.Definition{}, 0)
 	e.eng.FailNextCommit(syscall.ENOSPC)
 	err := e.c.TagQueue(ctx, ctNS, "q", map[string]string{"a": "1"})
 	require.ErrorIs(t, err, fifoq.ErrStoreFailed)
 	require.ErrorIs(t, err, syscall.ENOSPC)
-	_, err = e.c.CreateQueue(ctx, ctNS, "other", fifoq.Definition{}, 0)
+	_, err = e.c.CreateQueue(ctx, ctNS, "other", catalog.Definition{}, 0)
 	require.ErrorIs(t, err, fifoq.ErrStoreFailed)
 	require.ErrorIs(t, e.c.CheckCreate(ctNS, "other"), fifoq.ErrStoreFailed)
-	require.ErrorIs(t, e.c.Update(ctx, ctNS, "q", func(d *fifoq.Definition) error { d.Delay = time.Second; return nil }), fifoq.ErrStoreFailed)
+	require.ErrorIs(t, e.c.Update(ctx, ctNS, "q", func(d *catalog.Definition) error { d.Delay = time.Second; return nil }), fifoq.ErrStoreFailed)
 	require.ErrorIs(t, e.c.DeleteQueue(ctx, ctNS, "q"), fifoq.ErrStoreFailed)
 
 	e.restart(true)
@@ -229,14 +231,14 @@ func TestCatalogStoreFailure(t *testing.T) {
 	require.NoError(t, e.st.Close())
 }
 
-// Open refuses a nil store, and a store whose queues are open already.
+// OpenCatalog refuses a nil store, and a store whose queues are open already.
 func TestCatalogOpenErrors(t *testing.T) {
-	_, err := fifoq.Open(nil)
+	_, err := catalog.Open(nil)
 	require.Error(t, err)
 	e := newCsEnv(t)
 	defer e.st.Close()
-	ctCreate(t, e.c, ctNS, "q", fifoq.Definition{}, 0)
-	_, err = fifoq.Open(e.st)
+	ctCreate(t, e.c, ctNS, "q", catalog.Definition{}, 0)
+	_, err = catalog.Open(e.st)
 	require.ErrorIs(t, err, fifoq.ErrQueueOpen, "a second catalogue on the same store")
 	require.NoError(t, e.c.Close())
 }
@@ -246,15 +248,15 @@ func TestCatalogOpenErrors(t *testing.T) {
 func TestCatalogStoreRestartCycleRefused(t *testing.T) {
 	e := newCsEnv(t)
 	c, ctx := e.c, t.Context()
-	ctCreate(t, c, ctNS, "a", fifoq.Definition{}, 0)
-	ctCreate(t, c, ctNS, "b", fifoq.Definition{}, 0)
+	ctCreate(t, c, ctNS, "a", catalog.Definition{}, 0)
+	ctCreate(t, c, ctNS, "b", catalog.Definition{}, 0)
 	for _, p := range [][2]string{{"a", "b"}, {"b", "a"}} {
-		require.NoError(t, c.Update(ctx, ctNS, p[0], func(d *fifoq.Definition) error {
-			d.RedrivePolicy = fifoq.RedrivePolicy{DeadLetterQueue: p[1], MaxReceiveCount: 3}
+		require.NoError(t, c.Update(ctx, ctNS, p[0], func(d *catalog.Definition) error {
+			d.RedrivePolicy = catalog.RedrivePolicy{DeadLetterQueue: p[1], MaxReceiveCount: 3}
 			return nil
 		}))
 	}
-	require.NoError(t, c.Update(ctx, ctNS, "b", func(d *fifoq.Definition) error {
+	require.NoError(t, c.Update(ctx, ctNS, "b", func(d *catalog.Definition) error {
 		d.RedriveAllowPolicy = &fifoq.RedriveAllowPolicy{Permission: fifoq.RedriveByQueue, Sources: []string{"other"}}
 		return nil
 	}))
@@ -263,11 +265,9 @@ func TestCatalogStoreRestartCycleRefused(t *testing.T) {
 	for _, crash := range []bool{false, true} {
 		e.restart(crash)
 		require.Equal(t, before, e.definitions(), "crash %v", crash)
-		a, _ := e.c.Queue(ctNS, "a")
-		b, _ := e.c.Queue(ctNS, "b")
-		require.Same(t, b.Queue, a.Queue.Attributes().DeadLetterQueue, "crash %v: a's policy is bound", crash)
-		require.Same(t, a.Queue, b.Queue.Attributes().DeadLetterQueue, "crash %v: b's policy is bound", crash)
-		require.Equal(t, fifoq.RedriveByQueue, b.Queue.Attributes().RedriveAllowPolicy.Permission, "crash %v", crash)
+		require.Equal(t, "b", catalog.LiveDeadLetterQueue(e.c, ctNS, "a"), "crash %v: a's policy is bound", crash)
+		require.Equal(t, "a", catalog.LiveDeadLetterQueue(e.c, ctNS, "b"), "crash %v: b's policy is bound", crash)
+		require.Equal(t, fifoq.RedriveByQueue, catalog.LiveAttributes(e.c, ctNS, "b").RedriveAllowPolicy.Permission, "crash %v", crash)
 	}
 	require.NoError(t, e.c.Close())
 	require.NoError(t, e.st.Close())
@@ -280,29 +280,29 @@ func TestCatalogStoreTaskOfDeletedDestination(t *testing.T) {
 		e := newCsEnv(t)
 		c, ctx := e.c, t.Context()
 		for _, name := range []string{"dlq", "dest", "slow"} {
-			ctCreate(t, c, ctNS, name, fifoq.Definition{}, 0)
+			ctCreate(t, c, ctNS, name, catalog.Definition{}, 0)
 		}
-		ctCreate(t, c, ctNS, "src", fifoq.Definition{RedrivePolicy: fifoq.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
-			fifoq.FieldRedrivePolicy)
+		ctCreate(t, c, ctNS, "src", catalog.Definition{RedrivePolicy: catalog.RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
+			catalog.FieldRedrivePolicy)
 		dlq, _ := c.Queue(ctNS, "dlq")
 		for range 3 {
-			_, err := dlq.Queue.Send(ctx, fifoq.Message{Body: "m"})
+			_, err := dlq.Send(ctx, fifoq.Message{Body: "m"})
 			require.NoError(t, err)
 		}
 		done, err := c.StartMoveTask(ctx, ctNS, "dlq", "dest", 0)
 		require.NoError(t, err)
-		require.NoError(t, done.Task.Wait(ctx))
+		require.NoError(t, done.Wait(ctx))
 		dest, _ := c.Queue(ctNS, "dest")
 		for range 3 { // back to the dead-letter queue, for the next task
-			_, err := dlq.Queue.Send(ctx, fifoq.Message{Body: "m"})
+			_, err := dlq.Send(ctx, fifoq.Message{Body: "m"})
 			require.NoError(t, err)
 		}
-		require.Equal(t, 3, dest.Queue.Stats().Visible)
+		require.Equal(t, 3, dest.Stats().Visible)
 		failed, err := c.StartMoveTask(ctx, ctNS, "dlq", "slow", 1) // one a second, on the manual clock
 		require.NoError(t, err)
 		require.NoError(t, c.DeleteQueue(ctx, ctNS, "dest"))
 		require.NoError(t, c.DeleteQueue(ctx, ctNS, "slow")) // the running task ends FAILED
-		require.NoError(t, failed.Task.Wait(ctx))
+		require.NoError(t, failed.Wait(ctx))
 
 		for round := range 2 {
 			e.restart(crash)
@@ -314,11 +314,75 @@ func TestCatalogStoreTaskOfDeletedDestination(t *testing.T) {
 			}{{failed.ID, "slow", fifoq.MoveTaskFailed}, {done.ID, "dest", fifoq.MoveTaskCompleted}} {
 				require.Equal(t, want.id, tasks[i].ID)
 				require.Equal(t, want.dest, tasks[i].Destination, "crash %v, restart %d: task %d", crash, round, i)
-				require.Equal(t, want.dest, tasks[i].Task.Status().Destination, "crash %v, restart %d: task %d", crash, round, i)
-				require.Equal(t, want.state, tasks[i].Task.Status().State, "crash %v, restart %d: task %d", crash, round, i)
+				require.Equal(t, want.dest, tasks[i].Status().Destination, "crash %v, restart %d: task %d", crash, round, i)
+				require.Equal(t, want.state, tasks[i].Status().State, "crash %v, restart %d: task %d", crash, round, i)
 			}
 		}
 		require.NoError(t, e.c.Close())
 		require.NoError(t, e.st.Close())
 	}
+}
+
+// A catalogue takes redrive policies that form cycles, a queue's own included; in a store, a restart (a
+// crash too) binds them again. Deleting a queue of a cycle leaves the policy that named it pending, as for
+// any dead-letter queue.
+func TestCatalogDeadLetterCycles(t *testing.T) {
+	t.Parallel()
+	e := newCsEnv(t)
+	ctx := t.Context()
+	policy := func(dlq string, max int) func(d *catalog.Definition) error {
+		return func(d *catalog.Definition) error {
+			d.Apply(catalog.Definition{RedrivePolicy: catalog.RedrivePolicy{DeadLetterQueue: dlq, MaxReceiveCount: max}}, catalog.FieldRedrivePolicy)
+			return nil
+		}
+	}
+	for _, name := range []string{"self", "a", "b", "c"} {
+		_, err := e.c.CreateQueue(ctx, ctNS, name, catalog.Definition{}, 0)
+		require.NoError(t, err)
+	}
+	require.NoError(t, e.c.Update(ctx, ctNS, "self", policy("self", 42)))
+	require.NoError(t, e.c.Update(ctx, ctNS, "a", policy("b", 1)))
+	require.NoError(t, e.c.Update(ctx, ctNS, "b", policy("c", 2)))
+	require.NoError(t, e.c.Update(ctx, ctNS, "c", policy("a", 3)))
+	dlqs := func() map[string]string {
+		out := make(map[string]string)
+		for _, q := range e.c.List(ctNS, "") {
+			d, ok := e.c.Definition(ctNS, q.Name())
+			require.True(t, ok)
+			out[q.Name()] = fmt.Sprintf("%s/%d/pending=%v", d.RedrivePolicy.DeadLetterQueue, d.RedrivePolicy.MaxReceiveCount, d.RedrivePolicy.Pending)
+			if dlq := catalog.LiveDeadLetterQueue(e.c, ctNS, q.Name()); dlq != "" {
+				out[q.Name()] += " bound to " + dlq
+			}
+		}
+		return out
+	}
+	want := map[string]string{
+		"self": "self/42/pending=false bound to self",
+		"a":    "b/1/pending=false bound to b",
+		"b":    "c/2/pending=false bound to c",
+		"c":    "a/3/pending=false bound to a",
+	}
+	require.Equal(t, want, dlqs())
+	self, _ := e.c.Queue(ctNS, "self")
+	_, err := self.Send(ctx, fifoq.Message{Body: "m"})
+	require.NoError(t, err)
+	for _, crash := range []bool{false, true} {
+		e.restart(crash)
+		require.Equal(t, want, dlqs(), "after a restart (crash %v)", crash)
+	}
+	self, _ = e.c.Queue(ctNS, "self")
+	var where []string
+	for m := range self.Messages() {
+		where = append(where, fmt.Sprintf("%s/%d/%s", m.Body, m.ReceiveCount, m.DeadLetterSource))
+	}
+	require.Equal(t, []string{"m/0/"}, where)
+
+	require.NoError(t, e.c.DeleteQueue(ctx, ctNS, "a"))
+	want["c"] = "a/3/pending=true"
+	delete(want, "a")
+	require.Equal(t, want, dlqs())
+	require.NoError(t, e.c.DeleteQueue(ctx, ctNS, "self"), "a queue that is its own dead-letter queue can be deleted")
+	e.restart(true)
+	delete(want, "self")
+	require.Equal(t, want, dlqs())
 }

@@ -105,13 +105,16 @@ type Collector struct {
 // A Queue is what a Collector reads of a queue: *fifoq.Queue is one, and so is a catalogue's queue
 // (catalog.Queue), whose Name is its name in its namespace.
 type Queue interface {
+	// Name is the queue's name, its label unless WithNamedQueues gives another.
 	Name() string
+	// Metrics returns the queue's metrics, as fifoq.Queue.Metrics does: in O(1), never blocking long.
 	Metrics() fifoq.Metrics
 }
 
 // A Topic is what a TopicCollector reads of a topic: *topic.Topic is one, and so is a catalogue's topic
 // (catalog.Topic).
 type Topic interface {
+	// Metrics returns the topic's metrics, as topic.Topic.Metrics does.
 	Metrics() topic.Metrics
 }
 

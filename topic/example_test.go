@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/topic"
 )
 
 // exTopicBodies returns the bodies q holds, oldest first, without receiving them.
+// exStart is the start time of the manual clocks in these examples; any time would do.
+var exStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func exTopicBodies(q *fifoq.Queue) []string {
 	var out []string
 	for s := range q.Messages() {
@@ -51,7 +55,7 @@ func ExampleTopic_Publish() {
 	}
 
 	fmt.Println("billing:", exTopicBodies(billing)[0])
-	e, err := fifoq.ParseEnvelope(exTopicBodies(shipping)[0])
+	e, err := topic.ParseEnvelope(exTopicBodies(shipping)[0])
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -156,7 +160,7 @@ func ExampleTopic_fifo() {
 // A filter policy can be parsed and tried on messages alone, as a front end does to check a policy for an
 // endpoint that is not a queue.
 func ExampleParseFilterPolicy() {
-	p, err := fifoq.ParseFilterPolicy(`{"price_usd": [{"numeric": [">", 0, "<=", 150]}]}`, topic.FilterPolicyScopeMessageAttributes)
+	p, err := topic.ParseFilterPolicy(`{"price_usd": [{"numeric": [">", 0, "<=", 150]}]}`, topic.FilterPolicyScopeMessageAttributes)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -164,7 +168,7 @@ func ExampleParseFilterPolicy() {
 		m := topic.Message{Message: "m", Attributes: map[string]fifoq.Attribute{"price_usd": {DataType: "Number", StringValue: price}}}
 		fmt.Println(price, p.Match(m))
 	}
-	_, err = fifoq.ParseFilterPolicy(`{"price_usd": [{"numeric": [">", 10, "<", 5]}]}`, "")
+	_, err = topic.ParseFilterPolicy(`{"price_usd": [{"numeric": [">", 10, "<", 5]}]}`, "")
 	fmt.Println(fifoq.ErrorCode(err), fifoq.ErrorMessage(err))
 	// Output:
 	// 99.5 true

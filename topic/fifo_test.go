@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // Tests of FIFO topics (the 5-minute deduplication window, in a synctest bubble; order under concurrent
@@ -26,31 +27,31 @@ import (
 func TestTopicFIFODeduplicationWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		tp, err := fifoq.NewTopic("d.fifo", fifoq.WithTopicContentBasedDeduplication())
+		tp, err := topic.New("d.fifo", topic.WithContentBasedDeduplication())
 		require.NoError(t, err)
 		q, err := fifoq.New("d.fifo", fifoq.WithVisibilityTimeout(0))
 		require.NoError(t, err)
-		_, err = tp.Subscribe(q, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
+		_, err = tp.Subscribe(q, topic.SubscriptionAttributes{RawMessageDelivery: true})
 		require.NoError(t, err)
-		publish := func(m fifoq.TopicMessage) fifoq.PublishResult {
+		publish := func(m topic.Message) topic.PublishResult {
 			t.Helper()
 			res, err := tp.Publish(ctx, m)
 			require.NoError(t, err)
 			return res
 		}
-		first := publish(fifoq.TopicMessage{Message: "a", GroupID: "g1", DeduplicationID: "id-1"})
+		first := publish(topic.Message{Message: "a", GroupID: "g1", DeduplicationID: "id-1"})
 		time.Sleep(4*time.Minute + 59*time.Second)
-		dup := publish(fifoq.TopicMessage{Message: "other content", GroupID: "g2", DeduplicationID: "id-1"})
+		dup := publish(topic.Message{Message: "other content", GroupID: "g2", DeduplicationID: "id-1"})
 		require.True(t, dup.Duplicate, "same id, another group, 4m59s later: a duplicate (scope topic)")
 		require.Equal(t, first.MessageID, dup.MessageID)
 		require.Equal(t, first.SequenceNumber, dup.SequenceNumber)
 		// Content-based: the SHA-256 of the message, whatever the group and attributes.
-		c1 := publish(fifoq.TopicMessage{Message: "same", GroupID: "g1"})
-		c2 := publish(fifoq.TopicMessage{Message: "same", GroupID: "g3", Attributes: map[string]fifoq.Attribute{"k": fpStr("v")}})
+		c1 := publish(topic.Message{Message: "same", GroupID: "g1"})
+		c2 := publish(topic.Message{Message: "same", GroupID: "g3", Attributes: map[string]fifoq.Attribute{"k": fpStr("v")}})
 		require.False(t, c1.Duplicate)
 		require.True(t, c2.Duplicate)
 		time.Sleep(time.Second) // id-1 is 5 minutes old now
-		again := publish(fifoq.TopicMessage{Message: "a", GroupID: "g1", DeduplicationID: "id-1"})
+		again := publish(topic.Message{Message: "a", GroupID: "g1", DeduplicationID: "id-1"})
 		require.False(t, again.Duplicate, "5 minutes after: accepted again")
 		require.Greater(t, again.SequenceNumber, c1.SequenceNumber)
 		require.Equal(t, []string{"a", "same", "a"}, tpBodies(t, q))
@@ -66,13 +67,13 @@ func TestTopicFIFODeduplicationWindow(t *testing.T) {
 func TestTopicFIFOOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		tp, err := fifoq.NewTopic("o.fifo")
+		tp, err := topic.New("o.fifo")
 		require.NoError(t, err)
 		var queues []*fifoq.Queue
 		for i := range 3 {
 			q, err := fifoq.New(fmt.Sprintf("o%d.fifo", i), fifoq.WithVisibilityTimeout(0))
 			require.NoError(t, err)
-			_, err = tp.Subscribe(q, fifoq.SubscriptionAttributes{RawMessageDelivery: i == 0})
+			_, err = tp.Subscribe(q, topic.SubscriptionAttributes{RawMessageDelivery: i == 0})
 			require.NoError(t, err)
 			queues = append(queues, q)
 		}
@@ -83,7 +84,7 @@ func TestTopicFIFOOrder(t *testing.T) {
 			wg.Go(func() {
 				for i := range each {
 					g := strconv.Itoa(i % 3)
-					_, err := tp.Publish(ctx, fifoq.TopicMessage{Message: fmt.Sprintf("%d-%d", p, i), GroupID: g, DeduplicationID: fmt.Sprintf("%d-%d", p, i)})
+					_, err := tp.Publish(ctx, topic.Message{Message: fmt.Sprintf("%d-%d", p, i), GroupID: g, DeduplicationID: fmt.Sprintf("%d-%d", p, i)})
 					if err != nil {
 						errs <- err
 						return
@@ -105,7 +106,7 @@ func TestTopicFIFOOrder(t *testing.T) {
 				n++
 				msg := s.Body
 				if qi > 0 {
-					e, err := fifoq.ParseEnvelope(s.Body)
+					e, err := topic.ParseEnvelope(s.Body)
 					require.NoError(t, err)
 					msg = e.Message
 					require.Greater(t, e.SequenceNumber, lastSeq[s.GroupID], "queue %s group %s: sequence numbers out of order", q.Name(), s.GroupID)
@@ -132,14 +133,14 @@ func TestTopicSignedEnvelopes(t *testing.T) {
 	t.Parallel()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
-	signer := fifoq.RSASigner{Key: key, CertURL: "https://sns.example/SimpleNotificationService-1.pem"}
+	signer := topic.RSASigner{Key: key, CertURL: "https://sns.example/SimpleNotificationService-1.pem"}
 	for _, version := range []string{"1", "2"} {
-		tp := tpTopic(t, "signed", fifoq.WithTopicSigner(signer), fifoq.WithTopicSignatureVersion(version))
+		tp := tpTopic(t, "signed", topic.WithSigner(signer), topic.WithSignatureVersion(version))
 		q := tpQueue(t, "signedq")
-		tpSubscribe(t, tp, q, fifoq.SubscriptionAttributes{})
-		_, err := tp.Publish(context.Background(), fifoq.TopicMessage{Message: "hello", Subject: "s"})
+		tpSubscribe(t, tp, q, topic.SubscriptionAttributes{})
+		_, err := tp.Publish(context.Background(), topic.Message{Message: "hello", Subject: "s"})
 		require.NoError(t, err)
-		e, err := fifoq.ParseEnvelope(tpBodies(t, q)[0])
+		e, err := topic.ParseEnvelope(tpBodies(t, q)[0])
 		require.NoError(t, err)
 		require.Equal(t, version, e.SignatureVersion)
 		require.Equal(t, signer.CertURL, e.SigningCertURL)
@@ -160,9 +161,9 @@ func TestTopicConcurrentStress(t *testing.T) {
 	ctx := context.Background()
 	const workers, each = 8, 60
 	for _, name := range []string{"stress", "stress.fifo"} {
-		tp, err := fifoq.NewTopic(name, fifoq.WithTopicContentBasedDeduplication())
+		tp, err := topic.New(name, topic.WithContentBasedDeduplication())
 		if name == "stress" {
-			tp, err = fifoq.NewTopic(name)
+			tp, err = topic.New(name)
 		}
 		require.NoError(t, err)
 		fifo := tp.FIFO()
@@ -174,7 +175,7 @@ func TestTopicConcurrentStress(t *testing.T) {
 		}
 		stable, err := fifoq.New(qname("stable"), fifoq.WithVisibilityTimeout(0))
 		require.NoError(t, err)
-		_, err = tp.Subscribe(stable, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
+		_, err = tp.Subscribe(stable, topic.SubscriptionAttributes{RawMessageDelivery: true})
 		require.NoError(t, err)
 		var wg sync.WaitGroup
 		errs := make(chan error, workers+1)
@@ -191,32 +192,29 @@ func TestTopicConcurrentStress(t *testing.T) {
 					errs <- err
 					return
 				}
-				s, err := tp.Subscribe(q, fifoq.SubscriptionAttributes{FilterPolicy: `{"w": [{"numeric": ["<", 4]}]}`})
+				s, err := tp.Subscribe(q, topic.SubscriptionAttributes{FilterPolicy: `{"w": [{"numeric": ["<", 4]}]}`})
 				if err != nil {
 					errs <- err
 					return
 				}
-				if err := s.SetAttributes(fifoq.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+				if err := s.SetAttributes(topic.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
 					errs <- err
 					return
 				}
 				_ = tp.Metrics()
-				if err := s.Unsubscribe(); err != nil {
-					errs <- err
-					return
-				}
+				s.Unsubscribe()
 			}
 		})
 		for w := range workers {
 			wg.Go(func() {
 				for i := range each {
-					m := fifoq.TopicMessage{Message: fmt.Sprintf("%d/%d", w, i), Attributes: map[string]fifoq.Attribute{"w": fpNum(strconv.Itoa(w))}}
+					m := topic.Message{Message: fmt.Sprintf("%d/%d", w, i), Attributes: map[string]fifoq.Attribute{"w": fpNum(strconv.Itoa(w))}}
 					if fifo {
 						m.GroupID = strconv.Itoa(w)
 					}
 					var err error
 					if i%10 == 0 {
-						_, err = tp.PublishBatch(ctx, []fifoq.TopicMessage{m})
+						_, err = tp.PublishBatch(ctx, []topic.Message{m})
 					} else {
 						_, err = tp.Publish(ctx, m)
 					}
@@ -246,7 +244,7 @@ func TestTopicConcurrentStress(t *testing.T) {
 
 // tpCountingSigner counts the signatures of the signer it wraps.
 type tpCountingSigner struct {
-	fifoq.Signer
+	topic.Signer
 	n *atomic.Int64
 }
 
@@ -263,29 +261,29 @@ func TestTopicSignsOncePerPublication(t *testing.T) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
 	var n atomic.Int64
-	signer := tpCountingSigner{fifoq.RSASigner{Key: key, CertURL: "https://sns.example/SimpleNotificationService-1.pem"}, &n}
-	tp := tpTopic(t, "fanout", fifoq.WithTopicSigner(signer))
+	signer := tpCountingSigner{topic.RSASigner{Key: key, CertURL: "https://sns.example/SimpleNotificationService-1.pem"}, &n}
+	tp := tpTopic(t, "fanout", topic.WithSigner(signer))
 	const subs = 5
 	queues := make([]*fifoq.Queue, subs)
 	arns := make([]string, subs)
 	for i := range queues {
 		queues[i] = tpQueue(t, "q"+strconv.Itoa(i))
-		arns[i] = tpSubscribe(t, tp, queues[i], fifoq.SubscriptionAttributes{}).ARN()
+		arns[i] = tpSubscribe(t, tp, queues[i], topic.SubscriptionAttributes{}).ARN()
 	}
-	msg := fifoq.TopicMessage{Message: "hello", Attributes: map[string]fifoq.Attribute{"k": {DataType: "String", StringValue: "v"}}}
+	msg := topic.Message{Message: "hello", Attributes: map[string]fifoq.Attribute{"k": {DataType: "String", StringValue: "v"}}}
 	_, err = tp.Publish(context.Background(), msg)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n.Load(), "signatures for one publication to %d subscriptions", subs)
-	_, err = tp.PublishBatch(context.Background(), []fifoq.TopicMessage{msg, msg, msg})
+	_, err = tp.PublishBatch(context.Background(), []topic.Message{msg, msg, msg})
 	require.NoError(t, err)
 	require.EqualValues(t, 4, n.Load(), "signatures after a batch of 3 more")
 	for i, q := range queues {
 		bodies := tpBodies(t, q)
 		require.Len(t, bodies, 4)
-		e, err := fifoq.ParseEnvelope(bodies[0])
+		e, err := topic.ParseEnvelope(bodies[0])
 		require.NoError(t, err)
 		require.NoError(t, e.Verify(&key.PublicKey), "queue %d", i)
 		require.True(t, strings.HasSuffix(e.UnsubscribeURL, "SubscriptionArn="+arns[i]), "queue %d: %s", i, e.UnsubscribeURL)
-		require.Equal(t, map[string]fifoq.EnvelopeAttribute{"k": {Type: "String", Value: "v"}}, e.MessageAttributes)
+		require.Equal(t, map[string]topic.EnvelopeAttribute{"k": {Type: "String", Value: "v"}}, e.MessageAttributes)
 	}
 }

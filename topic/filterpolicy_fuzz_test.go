@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // FuzzFilterPolicy feeds the filter policy parser any text: it never panics, a policy it refuses is refused
@@ -27,20 +28,20 @@ func FuzzFilterPolicy(f *testing.F) {
 		f.Add(seed, true, `{"a": {"b": "x"}}`)
 	}
 	f.Fuzz(func(t *testing.T, policy string, body bool, message string) {
-		scope := fifoq.FilterPolicyScopeMessageAttributes
+		scope := topic.FilterPolicyScopeMessageAttributes
 		if body {
-			scope = fifoq.FilterPolicyScopeMessageBody
+			scope = topic.FilterPolicyScopeMessageBody
 		}
-		p, err := fifoq.ParseFilterPolicy(policy, scope)
+		p, err := topic.ParseFilterPolicy(policy, scope)
 		if err != nil {
-			require.True(t, errors.Is(err, fifoq.ErrInvalidFilterPolicy), "policy %q: error %v is not ErrInvalidFilterPolicy", policy, err)
+			require.True(t, errors.Is(err, topic.ErrInvalidFilterPolicy), "policy %q: error %v is not ErrInvalidFilterPolicy", policy, err)
 			require.Equal(t, "InvalidParameter", fifoq.ErrorCode(err))
 			require.True(t, strings.HasPrefix(fifoq.ErrorMessage(err), "Invalid parameter: "), "message %q", fifoq.ErrorMessage(err))
 			return
 		}
 		require.Equal(t, policy, p.String())
 		require.Equal(t, scope, p.Scope())
-		m := fifoq.TopicMessage{Message: message, Attributes: map[string]fifoq.Attribute{
+		m := topic.Message{Message: message, Attributes: map[string]fifoq.Attribute{
 			"a": {DataType: "String", StringValue: message},
 			"b": {DataType: "String.Array", StringValue: message},
 			"c": {DataType: "Number", StringValue: "12.5"},
@@ -89,8 +90,8 @@ func fpGenBranch(t *rapid.T, label string) string {
 }
 
 // fpGenMessage draws a message with some of the attributes the policies name.
-func fpGenMessage(t *rapid.T) fifoq.TopicMessage {
-	m := fifoq.TopicMessage{Message: "m", Attributes: map[string]fifoq.Attribute{}}
+func fpGenMessage(t *rapid.T) topic.Message {
+	m := topic.Message{Message: "m", Attributes: map[string]fifoq.Attribute{}}
 	for _, k := range []string{"sport", "store", "event"} {
 		if rapid.Bool().Draw(t, k+" present") {
 			m.Attributes[k] = fifoq.Attribute{DataType: "String", StringValue: fpGenValue().Draw(t, k)}
@@ -99,8 +100,8 @@ func fpGenMessage(t *rapid.T) fifoq.TopicMessage {
 	return m
 }
 
-func fpMustParse(t *rapid.T, policy string) *fifoq.FilterPolicy {
-	p, err := fifoq.ParseFilterPolicy(policy, "")
+func fpMustParse(t *rapid.T, policy string) *topic.FilterPolicy {
+	p, err := topic.ParseFilterPolicy(policy, "")
 	if err != nil {
 		t.Fatalf("policy %s: %v", policy, err)
 	}

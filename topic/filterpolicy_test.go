@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // Tests of the filter policy language: one table per operator, from the examples of SNS's documentation
@@ -26,8 +27,8 @@ func fpBin(v string) fifoq.Attribute {
 }
 
 // fpAttrs is a message with the given attributes.
-func fpAttrs(kv ...any) fifoq.TopicMessage {
-	m := fifoq.TopicMessage{Message: "m", Attributes: map[string]fifoq.Attribute{}}
+func fpAttrs(kv ...any) topic.Message {
+	m := topic.Message{Message: "m", Attributes: map[string]fifoq.Attribute{}}
 	for i := 0; i < len(kv); i += 2 {
 		m.Attributes[kv[i].(string)] = kv[i+1].(fifoq.Attribute)
 	}
@@ -35,19 +36,19 @@ func fpAttrs(kv ...any) fifoq.TopicMessage {
 }
 
 // fpBody is a message with the given body.
-func fpBody(body string) fifoq.TopicMessage { return fifoq.TopicMessage{Message: body} }
+func fpBody(body string) topic.Message { return topic.Message{Message: body} }
 
 // fpCase is one message and whether the policy of its table matches it.
 type fpCase struct {
 	name  string
-	msg   fifoq.TopicMessage
+	msg   topic.Message
 	match bool
 }
 
 // fpRun checks that policy, in scope, matches the messages it should and no other.
-func fpRun(t *testing.T, policy string, scope fifoq.FilterPolicyScope, cases []fpCase) {
+func fpRun(t *testing.T, policy string, scope topic.FilterPolicyScope, cases []fpCase) {
 	t.Helper()
-	p, err := fifoq.ParseFilterPolicy(policy, scope)
+	p, err := topic.ParseFilterPolicy(policy, scope)
 	require.NoError(t, err, "policy %s", policy)
 	for _, c := range cases {
 		require.Equal(t, c.match, p.Match(c.msg), "policy %s, scope %s, message %s: match", policy, scope, c.name)
@@ -67,7 +68,7 @@ func TestFilterPolicyExactString(t *testing.T) {
 		{"no attributes", fpAttrs(), false},
 		{"binary is ignored", fpAttrs("customer_interests", fpBin("rugby")), false},
 	})
-	fpRun(t, `{"customer_interests": ["rugby", "tennis"]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"customer_interests": ["rugby", "tennis"]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"rugby", fpBody(`{"customer_interests": "rugby"}`), true},
 		{"tennis in an array", fpBody(`{"customer_interests": ["baseball", "tennis"]}`), true},
 		{"baseball", fpBody(`{"customer_interests": "baseball"}`), false},
@@ -97,7 +98,7 @@ func TestFilterPolicyPrefixSuffixIgnoreCase(t *testing.T) {
 		{"tennis", fpAttrs("customer_interests", fpStr("tennis")), true},
 		{"baseball", fpAttrs("customer_interests", fpStr("baseball")), false},
 	})
-	fpRun(t, `{"customer_interests": [{"suffix": "ball"}]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"customer_interests": [{"suffix": "ball"}]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"baseball", fpBody(`{"customer_interests": "baseball"}`), true},
 		{"rugby", fpBody(`{"customer_interests": "rugby"}`), false},
 	})
@@ -136,7 +137,7 @@ func TestFilterPolicyAnythingBut(t *testing.T) {
 		{"tennis", fpAttrs("customer_interests", fpStr("tennis")), true},
 		{"rugby", fpAttrs("customer_interests", fpStr("rugby")), false},
 	})
-	fpRun(t, `{"price": [{"anything-but": [100, 500]}]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"price": [{"anything-but": [100, 500]}]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"101", fpBody(`{"price": 101}`), true},
 		{"array with 50", fpBody(`{"price": [100, 50]}`), true},
 		{"100", fpBody(`{"price": 100}`), false},
@@ -171,7 +172,7 @@ func TestFilterPolicyNumeric(t *testing.T) {
 		{"3e2", fpAttrs("price_usd", fpNum("3e2")), true},
 		{"string 300", fpAttrs("price_usd", fpStr("300")), false},
 	})
-	fpRun(t, `{"price_usd": [{"numeric": ["=", 301.5]}]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"price_usd": [{"numeric": ["=", 301.5]}]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"301.5", fpBody(`{"price_usd": 301.5}`), true},
 		{"3.015e2", fpBody(`{"price_usd": 3.015e2}`), true},
 		{"string", fpBody(`{"price_usd": "301.5"}`), false},
@@ -192,7 +193,7 @@ func TestFilterPolicyExists(t *testing.T) {
 	})
 	// The body policy of SNS's payload-filtering announcement, as recorded from AWS.
 	fpRun(t, `{"object": {"key": [{"prefix": "auto-"}, "hardcodedvalue"], "nested_key": [{"exists": false}]}, "test": [{"exists": false}]}`,
-		fifoq.FilterPolicyScopeMessageBody, []fpCase{
+		topic.FilterPolicyScopeMessageBody, []fpCase{
 			{"auto-test", fpBody(`{"object": {"key": "auto-test"}}`), true},
 			{"hardcodedvalue", fpBody(`{"object": {"key": "hardcodedvalue"}}`), true},
 			{"test-auto", fpBody(`{"object": {"key": "test-auto"}}`), false},
@@ -203,7 +204,7 @@ func TestFilterPolicyExists(t *testing.T) {
 			{"not JSON", fpBody(`Regular string message`), false},
 		})
 	// A null value exists in a body; an attribute of that name never does.
-	fpRun(t, `{"a": [{"exists": true}]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"a": [{"exists": true}]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"null", fpBody(`{"a": null}`), true},
 		{"empty array", fpBody(`{"a": []}`), false},
 	})
@@ -218,7 +219,7 @@ func TestFilterPolicyNullAndBooleans(t *testing.T) {
 		{"attr1 whatever", fpAttrs("attr1", fpStr("whatever")), false},
 		{"null in an array", fpAttrs("attr1", fpArr(`[null]`)), true},
 	})
-	fpRun(t, `{"flag": [true], "gone": [null]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"flag": [true], "gone": [null]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"true and null", fpBody(`{"flag": true, "gone": null}`), true},
 		{"false", fpBody(`{"flag": false, "gone": null}`), false},
 		{"string true", fpBody(`{"flag": "true", "gone": null}`), false},
@@ -256,7 +257,7 @@ func TestFilterPolicyAndOr(t *testing.T) {
 	// The nested $or policy of LocalStack's AWS-validated test: 7 of its 12 messages pass.
 	policy := `{"$or": [{"metricName": ["CPUUtilization", "ReadLatency"]}, {"namespace": ["AWS/EC2", "AWS/ES"]}],
 		"detail": {"scope": ["Service"], "$or": [{"source": ["aws.cloudwatch"]}, {"type": ["CloudWatch Alarm State Change"]}]}}`
-	fpRun(t, policy, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, policy, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"1", fpBody(`{"metricName": "CPUUtilization", "detail": {"scope": "aws.cloudwatch", "type": "CloudWatch Alarm State Change"}}`), false},
 		{"2", fpBody(`{"metricName": "CPUUtilization", "detail": {"scope": "Service", "type": "CPUUtilization"}}`), false},
 		{"3", fpBody(`{"metricName": "CPUUtilization", "detail": {"type": "CloudWatch Alarm State Change"}}`), false},
@@ -275,18 +276,18 @@ func TestFilterPolicyAndOr(t *testing.T) {
 func TestFilterPolicyNestedKeysAndArrays(t *testing.T) {
 	t.Parallel()
 	// As recorded from AWS: a dotted key and nested keys name the same path, both in policies and bodies.
-	fpRun(t, `{"object.nested": ["string.value"]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"object.nested": ["string.value"]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"nested", fpBody(`{"object": {"nested": "string.value"}}`), true},
 		{"dotted", fpBody(`{"object.nested": "string.value"}`), true},
 		{"other value", fpBody(`{"object": {"nested": "test-auto"}}`), false},
 	})
-	fpRun(t, `{"object": {"nested.test": ["string.value"]}}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"object": {"nested.test": ["string.value"]}}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"nested", fpBody(`{"object": {"nested": {"test": "string.value"}}}`), true},
 		{"dotted", fpBody(`{"object.nested.test": "string.value"}`), true},
 		{"half dotted", fpBody(`{"object.nested": {"test": "string.value"}}`), true},
 		{"other value", fpBody(`{"object": {"nested": {"test": "string.notvalue"}}}`), false},
 	})
-	fpRun(t, `{"headers": {"route-to": ["queue1"]}}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"headers": {"route-to": ["queue1"]}}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"queue3", fpBody(`{"headers": {"route-to": ["queue3"]}}`), false},
 		{"queue1", fpBody(`{"headers": {"route-to": ["queue1"]}}`), true},
 		{"queue2", fpBody(`{"headers": {"route-to": ["queue2"]}}`), false},
@@ -294,7 +295,7 @@ func TestFilterPolicyNestedKeysAndArrays(t *testing.T) {
 	})
 	// Arrays of objects, at any depth, as recorded from AWS with S3 events.
 	fpRun(t, `{"Records": {"s3": {"object": {"key": [{"prefix": "auto-"}]}}, "eventName": [{"prefix": "ObjectCreated:"}]}}`,
-		fifoq.FilterPolicyScopeMessageBody, []fpCase{
+		topic.FilterPolicyScopeMessageBody, []fpCase{
 			{"two records", fpBody(`{"Records": [{"eventName": "ObjectCreated:Put", "s3": {"object": [[{"key": "auto-insurance-2314.xml"}]]}},
 				{"eventName": "ObjectRemoved:Delete", "s3": {"object": {"key": "home-insurance-2314.xml"}}}]}`), true},
 			{"removed", fpBody(`{"Records": [{"eventName": "ObjectRemoved:Delete", "s3": {"object": {"key": "auto-insurance-2314.xml"}}}]}`), false},
@@ -313,7 +314,7 @@ func TestFilterPolicyInvalid(t *testing.T) {
 	}
 	cases := []struct {
 		policy string
-		scope  fifoq.FilterPolicyScope
+		scope  topic.FilterPolicyScope
 		want   string // after "Invalid parameter: "
 	}{
 		{`{"key": [["value"]]}`, "", "FilterPolicy: Match value must be String, number, true, false, or null"},
@@ -357,14 +358,14 @@ func TestFilterPolicyInvalid(t *testing.T) {
 		{`{}`, "", "FilterPolicy: Empty objects are not allowed"},
 		{`["key"]`, "", "FilterPolicy: Filter is not an object"},
 		{`{"key": ["a"`, "", "FilterPolicy: failed to parse JSON."},
-		{`{"key_a": "value_one"}`, fifoq.FilterPolicyScopeMessageBody, `FilterPolicy: "key_a" must be an object or an array`},
+		{`{"key_a": "value_one"}`, topic.FilterPolicyScopeMessageBody, `FilterPolicy: "key_a" must be an object or an array`},
 		{`{"object": {"key": [{"prefix": "auto-"}]}}`, "", "Filter policy scope MessageAttributes does not support nested filter policy"},
 		{`{"k1": ["v"], "k2": ["v"], "k3": ["v"], "k4": ["v"], "k5": ["v"], "k6": ["v"]}`, "", "FilterPolicy: Filter policy can not have more than 5 keys"},
 		{`{"key": [` + strings.Join(many, ",") + `]}`, "", "FilterPolicy: Filter policy is too complex"},
 		{`{"key1": [` + strings.Join(many[:100], ",") + `], "key2": [` + strings.Join(many[:51], ",") + `]}`, "", "FilterPolicy: Filter policy is too complex"},
 		// 3 x 4 x 2 x 3 x 1 x 3 = 216: values times depth, multiplied.
 		{`{"key_a": {"key_b": {"key_c": ["1", "2", "3", "4"]}}, "key_d": {"key_e": ["1", "2", "3"]}, "key_f": ["1", "2", "3"]}`,
-			fifoq.FilterPolicyScopeMessageBody, "FilterPolicy: Filter policy is too complex"},
+			topic.FilterPolicyScopeMessageBody, "FilterPolicy: Filter policy is too complex"},
 		// (4 x 6) + (4 x 4 x 4) + (4 x 4 x 4) = 152.
 		{`{"source": ["a", "b", "c", "d"], "$or": [{"metricName": ["1", "2", "3", "4", "5", "6"]},
 			{"metricType": ["1", "2", "3", "4"], "$or": [{"metricId": [1, 2, 3, 4]}, {"spaceId": [1, 2, 3, 4]}]}]}`,
@@ -372,18 +373,18 @@ func TestFilterPolicyInvalid(t *testing.T) {
 		// (3 x 4 x 2) + (3 x 4 x 6) + (2 x 4 x 2) + (2 x 4 x 6) = 160.
 		{`{"$or": [{"metricName": ["a", "b", "c"]}, {"namespace": ["a", "b"]}],
 			"detail": {"scope": ["a", "b"], "$or": [{"source": ["a"]}, {"type": ["a", "b", "c"]}]}}`,
-			fifoq.FilterPolicyScopeMessageBody, "FilterPolicy: Filter policy is too complex"},
+			topic.FilterPolicyScopeMessageBody, "FilterPolicy: Filter policy is too complex"},
 		{`{"key": ["` + strings.Repeat("x", 256<<10) + `"]}`, "", "FilterPolicy: Filter policy can not be larger than 262144 bytes"},
 	}
 	for _, c := range cases {
-		_, err := fifoq.ParseFilterPolicy(c.policy, c.scope)
-		require.ErrorIs(t, err, fifoq.ErrInvalidFilterPolicy, "policy %.200s", c.policy)
+		_, err := topic.ParseFilterPolicy(c.policy, c.scope)
+		require.ErrorIs(t, err, topic.ErrInvalidFilterPolicy, "policy %.200s", c.policy)
 		require.Equal(t, "InvalidParameter", fifoq.ErrorCode(err), "policy %.200s", c.policy)
 		require.Equal(t, "Invalid parameter: "+c.want, fifoq.ErrorMessage(err), "policy %.200s", c.policy)
 	}
 
-	_, err := fifoq.ParseFilterPolicy(`{"a": ["b"]}`, "RandomValue")
-	require.ErrorIs(t, err, fifoq.ErrInvalidFilterPolicyScope)
+	_, err := topic.ParseFilterPolicy(`{"a": ["b"]}`, "RandomValue")
+	require.ErrorIs(t, err, topic.ErrInvalidFilterPolicyScope)
 	require.Equal(t, "Invalid parameter: FilterPolicyScope: Invalid value [RandomValue]. Please use either MessageBody or MessageAttributes",
 		fifoq.ErrorMessage(err))
 }
@@ -393,7 +394,7 @@ func TestFilterPolicyValidLimits(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		policy string
-		scope  fifoq.FilterPolicyScope
+		scope  topic.FilterPolicyScope
 	}{
 		// (3 x 6) + (3 x 4 x 4) + (3 x 4 x 7) = 150, as recorded from AWS.
 		{`{"source": ["a", "b", "c"], "$or": [{"metricName": ["1", "2", "3", "4", "5", "6"]},
@@ -403,9 +404,9 @@ func TestFilterPolicyValidLimits(t *testing.T) {
 		{`{"key": [{"anything-but": ["test", "test2"]}]}`, ""},
 		{`{"key": [{"anything-but": "test"}]}`, ""},
 		{`{"attr1": [null, {"anything-but": "whatever"}]}`, ""},
-		{`{"key_a": {"key_b": {"key_c": ["1", "2", "3", "4"]}}, "key_d": {"key_e": ["1", "2", "3"]}}`, fifoq.FilterPolicyScopeMessageBody},
+		{`{"key_a": {"key_b": {"key_c": ["1", "2", "3", "4"]}}, "key_d": {"key_e": ["1", "2", "3"]}}`, topic.FilterPolicyScopeMessageBody},
 	} {
-		p, err := fifoq.ParseFilterPolicy(c.policy, c.scope)
+		p, err := topic.ParseFilterPolicy(c.policy, c.scope)
 		require.NoError(t, err, "policy %s", c.policy)
 		require.Equal(t, c.policy, p.String())
 	}
@@ -414,11 +415,11 @@ func TestFilterPolicyValidLimits(t *testing.T) {
 // TestFilterPolicyErrorsAreSentinels checks that every refusal matches a sentinel, with SNS's code.
 func TestFilterPolicyErrorsAreSentinels(t *testing.T) {
 	t.Parallel()
-	_, err := fifoq.ParseFilterPolicy(`{"a": 1}`, "")
+	_, err := topic.ParseFilterPolicy(`{"a": 1}`, "")
 	var e *fifoq.Error
 	require.True(t, errors.As(err, &e))
 	require.Equal(t, "InvalidParameter", e.Code)
-	require.Contains(t, err.Error(), "fifoq: invalid filter policy")
+	require.Contains(t, err.Error(), "topic: invalid filter policy")
 }
 
 // TestFilterPolicyDeepJSON checks the bound on the nesting of the JSON a filter reads (256 levels): a policy
@@ -436,15 +437,15 @@ func TestFilterPolicyDeepJSON(t *testing.T) {
 		`{"a": ` + nest("[", "]", deep, `"x"`) + `}`,
 		nest(`{"a": `, `}`, 300, `["x"]`),
 	} {
-		_, err := fifoq.ParseFilterPolicy(policy, fifoq.FilterPolicyScopeMessageBody)
-		require.ErrorIs(t, err, fifoq.ErrInvalidFilterPolicy, "policy %.50s...", policy)
+		_, err := topic.ParseFilterPolicy(policy, topic.FilterPolicyScopeMessageBody)
+		require.ErrorIs(t, err, topic.ErrInvalidFilterPolicy, "policy %.50s...", policy)
 		require.Equal(t, "Invalid parameter: FilterPolicy: Filter policy is too complex", fifoq.ErrorMessage(err), "policy %.50s...", policy)
 	}
 	keys150 := nest(`{"a": `, `}`, 150, `["x"]`)
-	_, err := fifoq.ParseFilterPolicy(keys150, fifoq.FilterPolicyScopeMessageBody)
+	_, err := topic.ParseFilterPolicy(keys150, topic.FilterPolicyScopeMessageBody)
 	require.NoError(t, err, "keys nested 150 deep: complexity 150")
 
-	fpRun(t, `{"a": ["x"]}`, fifoq.FilterPolicyScopeMessageBody, []fpCase{
+	fpRun(t, `{"a": ["x"]}`, topic.FilterPolicyScopeMessageBody, []fpCase{
 		{"255 arrays deep", fpBody(`{"a": "x", "b": ` + nest("[", "]", 255, "1") + `}`), true},
 		{"256 arrays deep", fpBody(`{"a": "x", "b": ` + nest("[", "]", 256, "1") + `}`), false},
 		{"256 KiB deep", fpBody(`{"a": "x", "b": ` + nest("[", "]", deep-16, "1") + `}`), false},

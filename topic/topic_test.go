@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/storage/storagetest"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // Tests of topics: names and ARNs, the pairing of topics and queues, Publish's checks with SNS's codes and
@@ -20,9 +22,9 @@ import (
 var tpStart = time.Date(2025, 3, 4, 5, 6, 7, 890_000_000, time.UTC)
 
 // tpTopic returns a topic on a frozen manual clock.
-func tpTopic(t *testing.T, name string, opts ...fifoq.TopicOption) *fifoq.Topic {
+func tpTopic(t *testing.T, name string, opts ...topic.Option) *topic.Topic {
 	t.Helper()
-	tp, err := fifoq.NewTopic(name, append([]fifoq.TopicOption{fifoq.WithTopicClock(fifoq.NewManualClock(tpStart))}, opts...)...)
+	tp, err := topic.New(name, append([]topic.Option{topic.WithClock(fifoq.NewManualClock(tpStart))}, opts...)...)
 	require.NoError(t, err, "NewTopic(%q)", name)
 	return tp
 }
@@ -36,7 +38,7 @@ func tpQueue(t *testing.T, name string, opts ...fifoq.Option) *fifoq.Queue {
 }
 
 // tpSubscribe subscribes q to tp, failing the test on error.
-func tpSubscribe(t *testing.T, tp *fifoq.Topic, q *fifoq.Queue, attrs fifoq.SubscriptionAttributes) *fifoq.Subscription {
+func tpSubscribe(t *testing.T, tp *topic.Topic, q topic.Endpoint, attrs topic.SubscriptionAttributes) *topic.Subscription {
 	t.Helper()
 	s, err := tp.Subscribe(q, attrs)
 	require.NoError(t, err, "Subscribe(%s, %+v)", q.Name(), attrs)
@@ -66,37 +68,37 @@ func tpBodies(t *testing.T, q *fifoq.Queue) []string {
 func TestTopicNames(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"a", "A-b_9", strings.Repeat("x", 256), strings.Repeat("x", 251) + ".fifo", "t.fifo"} {
-		tp, err := fifoq.NewTopic(name)
+		tp, err := topic.New(name)
 		require.NoError(t, err, "NewTopic(%q)", name)
 		require.Equal(t, strings.HasSuffix(name, ".fifo"), tp.FIFO(), "FIFO of %q", name)
 		require.Equal(t, name, tp.Name())
 	}
 	for _, name := range []string{"", ".fifo", strings.Repeat("x", 257), strings.Repeat("x", 252) + ".fifo", "a b", "a.b", "é"} {
-		_, err := fifoq.NewTopic(name)
-		require.ErrorIs(t, err, fifoq.ErrInvalidTopicName, "NewTopic(%q)", name)
+		_, err := topic.New(name)
+		require.ErrorIs(t, err, topic.ErrInvalidName, "NewTopic(%q)", name)
 		require.Equal(t, "InvalidParameter", fifoq.ErrorCode(err))
 		require.Equal(t, "Invalid parameter: Topic Name", fifoq.ErrorMessage(err))
 	}
 
 	tp := tpTopic(t, "orders")
 	require.Equal(t, "arn:aws:sns:us-east-1:000000000000:orders", tp.ARN())
-	tp = tpTopic(t, "orders.fifo", fifoq.WithTopicARN("eu-west-3", "123456789012"))
+	tp = tpTopic(t, "orders.fifo", topic.WithARN("eu-west-3", "123456789012"))
 	require.Equal(t, "arn:aws:sns:eu-west-3:123456789012:orders.fifo", tp.ARN())
-	tp = tpTopic(t, "o", fifoq.WithTopicARN("cn-north-1", "123456789012"))
+	tp = tpTopic(t, "o", topic.WithARN("cn-north-1", "123456789012"))
 	require.Equal(t, "arn:aws-cn:sns:cn-north-1:123456789012:o", tp.ARN())
 
-	_, err := fifoq.NewTopic("std", fifoq.WithTopicContentBasedDeduplication())
-	require.ErrorIs(t, err, fifoq.ErrInvalidTopicAttribute)
+	_, err := topic.New("std", topic.WithContentBasedDeduplication())
+	require.ErrorIs(t, err, topic.ErrInvalidAttribute)
 	require.Equal(t, "Invalid parameter: ContentBasedDeduplication Reason: Content-based deduplication can only be set for FIFO topics",
 		fifoq.ErrorMessage(err))
-	_, err = fifoq.NewTopic("std", fifoq.WithTopicSignatureVersion("3"))
-	require.ErrorIs(t, err, fifoq.ErrInvalidTopicAttribute)
-	_, err = fifoq.NewTopic("std", fifoq.WithTopicClock(nil))
-	require.ErrorIs(t, err, fifoq.ErrInvalidTopicAttribute)
+	_, err = topic.New("std", topic.WithSignatureVersion("3"))
+	require.ErrorIs(t, err, topic.ErrInvalidAttribute)
+	_, err = topic.New("std", topic.WithClock(nil))
+	require.NoError(t, err, "a nil clock is the real clock")
 
-	require.NoError(t, tp.SetAttributes(fifoq.TopicAttributes{SignatureVersion: "2"}))
-	require.Equal(t, fifoq.TopicAttributes{SignatureVersion: "2"}, tp.Attributes())
-	require.ErrorIs(t, tp.SetAttributes(fifoq.TopicAttributes{ContentBasedDeduplication: true}), fifoq.ErrInvalidTopicAttribute)
+	require.NoError(t, tp.SetAttributes(topic.Attributes{SignatureVersion: "2"}))
+	require.Equal(t, topic.Attributes{SignatureVersion: "2"}, tp.Attributes())
+	require.ErrorIs(t, tp.SetAttributes(topic.Attributes{ContentBasedDeduplication: true}), topic.ErrInvalidAttribute)
 }
 
 func TestTopicSubscribePairing(t *testing.T) {
@@ -104,21 +106,21 @@ func TestTopicSubscribePairing(t *testing.T) {
 	std, fifo := tpTopic(t, "std"), tpTopic(t, "f.fifo")
 	sq, fq := tpQueue(t, "sq"), tpQueue(t, "fq.fifo", fifoq.WithContentBasedDeduplication())
 
-	_, err := std.Subscribe(fq, fifoq.SubscriptionAttributes{})
-	require.ErrorIs(t, err, fifoq.ErrInvalidSubscription)
+	_, err := std.Subscribe(fq, topic.SubscriptionAttributes{})
+	require.ErrorIs(t, err, topic.ErrInvalidSubscription)
 	require.Equal(t, "InvalidParameter", fifoq.ErrorCode(err))
 	require.Equal(t, "Invalid parameter: Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
 		fifoq.ErrorMessage(err))
-	tpSubscribe(t, std, sq, fifoq.SubscriptionAttributes{})
-	tpSubscribe(t, fifo, fq, fifoq.SubscriptionAttributes{})
-	tpSubscribe(t, fifo, sq, fifoq.SubscriptionAttributes{}) // SNS FIFO topics deliver to standard queues too
+	tpSubscribe(t, std, sq, topic.SubscriptionAttributes{})
+	tpSubscribe(t, fifo, fq, topic.SubscriptionAttributes{})
+	tpSubscribe(t, fifo, sq, topic.SubscriptionAttributes{}) // SNS FIFO topics deliver to standard queues too
 
 	// Subscribing again: the same subscription with the same attributes, an error with others.
-	s1 := tpSubscribe(t, std, tpQueue(t, "again"), fifoq.SubscriptionAttributes{RawMessageDelivery: true})
-	s2 := tpSubscribe(t, std, s1.Queue(), fifoq.SubscriptionAttributes{RawMessageDelivery: true})
+	s1 := tpSubscribe(t, std, tpQueue(t, "again"), topic.SubscriptionAttributes{RawMessageDelivery: true})
+	s2 := tpSubscribe(t, std, s1.Endpoint(), topic.SubscriptionAttributes{RawMessageDelivery: true})
 	require.Same(t, s1, s2)
-	_, err = std.Subscribe(s1.Queue(), fifoq.SubscriptionAttributes{})
-	require.ErrorIs(t, err, fifoq.ErrInvalidSubscription)
+	_, err = std.Subscribe(s1.Endpoint(), topic.SubscriptionAttributes{})
+	require.ErrorIs(t, err, topic.ErrInvalidSubscription)
 	require.Equal(t, "Invalid parameter: Attributes Reason: Subscription already exists with different attributes", fifoq.ErrorMessage(err))
 	require.Len(t, std.Subscriptions(), 2)
 	require.True(t, strings.HasPrefix(s1.ARN(), std.ARN()+":"), "subscription ARN %s", s1.ARN())
@@ -126,38 +128,38 @@ func TestTopicSubscribePairing(t *testing.T) {
 
 	// Dead-letter queues: FIFO for a FIFO queue on a FIFO topic, standard on a standard topic.
 	_, err = fifo.Subscribe(tpQueue(t, "fq2.fifo", fifoq.WithContentBasedDeduplication()),
-		fifoq.SubscriptionAttributes{DeadLetterQueue: tpQueue(t, "dlq")})
-	require.ErrorIs(t, err, fifoq.ErrInvalidSubscriptionRedrivePolicy)
+		topic.SubscriptionAttributes{DeadLetterQueue: tpQueue(t, "dlq")})
+	require.ErrorIs(t, err, topic.ErrInvalidRedrivePolicy)
 	require.Equal(t, "Invalid parameter: RedrivePolicy: must use a FIFO queue as DLQ for a FIFO Subscription to a FIFO Topic.", fifoq.ErrorMessage(err))
-	_, err = std.Subscribe(tpQueue(t, "sq2"), fifoq.SubscriptionAttributes{DeadLetterQueue: tpQueue(t, "dlq.fifo")})
-	require.ErrorIs(t, err, fifoq.ErrInvalidSubscriptionRedrivePolicy)
+	_, err = std.Subscribe(tpQueue(t, "sq2"), topic.SubscriptionAttributes{DeadLetterQueue: tpQueue(t, "dlq.fifo")})
+	require.ErrorIs(t, err, topic.ErrInvalidRedrivePolicy)
 
 	// A filter policy is checked at Subscribe with Subscribe's words, and at SetAttributes with its own.
-	_, err = std.Subscribe(tpQueue(t, "sq3"), fifoq.SubscriptionAttributes{FilterPolicy: `{"a": "b"}`})
-	require.ErrorIs(t, err, fifoq.ErrInvalidFilterPolicy)
+	_, err = std.Subscribe(tpQueue(t, "sq3"), topic.SubscriptionAttributes{FilterPolicy: `{"a": "b"}`})
+	require.ErrorIs(t, err, topic.ErrInvalidFilterPolicy)
 	require.Equal(t, `Invalid parameter: Attributes Reason: FilterPolicy: "a" must be an object or an array`, fifoq.ErrorMessage(err))
-	err = s1.SetAttributes(fifoq.SubscriptionAttributes{FilterPolicy: `{"a": {"b": ["c"]}}`})
-	require.ErrorIs(t, err, fifoq.ErrInvalidFilterPolicy)
+	err = s1.SetAttributes(topic.SubscriptionAttributes{FilterPolicy: `{"a": {"b": ["c"]}}`})
+	require.ErrorIs(t, err, topic.ErrInvalidFilterPolicy)
 	require.Equal(t, "Invalid parameter: Filter policy scope MessageAttributes does not support nested filter policy", fifoq.ErrorMessage(err))
-	require.NoError(t, s1.SetAttributes(fifoq.SubscriptionAttributes{FilterPolicy: `{"a": {"b": ["c"]}}`, FilterPolicyScope: fifoq.FilterPolicyScopeMessageBody}))
-	require.Equal(t, fifoq.FilterPolicyScopeMessageBody, s1.Attributes().FilterPolicyScope)
-	err = s1.SetAttributes(fifoq.SubscriptionAttributes{FilterPolicyScope: "RandomValue"})
-	require.ErrorIs(t, err, fifoq.ErrInvalidFilterPolicyScope)
-	require.Equal(t, fifoq.FilterPolicyScopeMessageAttributes, tpSubscribe(t, std, tpQueue(t, "sq4"), fifoq.SubscriptionAttributes{}).Attributes().FilterPolicyScope)
+	require.NoError(t, s1.SetAttributes(topic.SubscriptionAttributes{FilterPolicy: `{"a": {"b": ["c"]}}`, FilterPolicyScope: topic.FilterPolicyScopeMessageBody}))
+	require.Equal(t, topic.FilterPolicyScopeMessageBody, s1.Attributes().FilterPolicyScope)
+	err = s1.SetAttributes(topic.SubscriptionAttributes{FilterPolicyScope: "RandomValue"})
+	require.ErrorIs(t, err, topic.ErrInvalidFilterPolicyScope)
+	require.Equal(t, topic.FilterPolicyScopeMessageAttributes, tpSubscribe(t, std, tpQueue(t, "sq4"), topic.SubscriptionAttributes{}).Attributes().FilterPolicyScope)
 
 	// Unsubscribe and Delete.
-	require.NoError(t, s1.Unsubscribe())
-	require.NoError(t, s1.Unsubscribe())
-	require.ErrorIs(t, s1.SetAttributes(fifoq.SubscriptionAttributes{}), fifoq.ErrSubscriptionNotFound)
+	s1.Unsubscribe()
+	s1.Unsubscribe() // twice: nothing more
+	require.ErrorIs(t, s1.SetAttributes(topic.SubscriptionAttributes{}), topic.ErrSubscriptionNotFound)
 	require.Len(t, std.Subscriptions(), 2)
 	std.Delete()
 	require.Empty(t, std.Subscriptions())
-	_, err = std.Publish(context.Background(), fifoq.TopicMessage{Message: "m"})
-	require.ErrorIs(t, err, fifoq.ErrTopicNotFound)
+	_, err = std.Publish(context.Background(), topic.Message{Message: "m"})
+	require.ErrorIs(t, err, topic.ErrNotFound)
 	require.Equal(t, "NotFound", fifoq.ErrorCode(err))
 	require.Equal(t, "Topic does not exist", fifoq.ErrorMessage(err))
-	_, err = std.Subscribe(sq, fifoq.SubscriptionAttributes{})
-	require.ErrorIs(t, err, fifoq.ErrTopicNotFound)
+	_, err = std.Subscribe(sq, topic.SubscriptionAttributes{})
+	require.ErrorIs(t, err, topic.ErrNotFound)
 }
 
 // TestTopicPublishChecks checks each rule of Publish with SNS's code and message; a refused message reaches
@@ -167,60 +169,60 @@ func TestTopicPublishChecks(t *testing.T) {
 	ctx := context.Background()
 	std, fifo := tpTopic(t, "std"), tpTopic(t, "f.fifo")
 	sq, fq := tpQueue(t, "sq"), tpQueue(t, "fq.fifo", fifoq.WithContentBasedDeduplication())
-	tpSubscribe(t, std, sq, fifoq.SubscriptionAttributes{})
-	tpSubscribe(t, fifo, fq, fifoq.SubscriptionAttributes{})
-	attr := func(name string, a fifoq.Attribute) fifoq.TopicMessage {
-		return fifoq.TopicMessage{Message: "m", Attributes: map[string]fifoq.Attribute{name: a}}
+	tpSubscribe(t, std, sq, topic.SubscriptionAttributes{})
+	tpSubscribe(t, fifo, fq, topic.SubscriptionAttributes{})
+	attr := func(name string, a fifoq.Attribute) topic.Message {
+		return topic.Message{Message: "m", Attributes: map[string]fifoq.Attribute{name: a}}
 	}
 	cases := []struct {
 		name     string
-		topic    *fifoq.Topic
-		msg      fifoq.TopicMessage
+		topic    *topic.Topic
+		msg      topic.Message
 		sentinel error
 		code     string
 		message  string
 	}{
-		{"empty message", std, fifoq.TopicMessage{}, fifoq.ErrEmptyTopicMessage, "InvalidParameter", "Invalid parameter: Empty message"},
-		{"message not UTF-8", std, fifoq.TopicMessage{Message: "\xff"}, fifoq.ErrInvalidTopicMessage, "InvalidParameter", "Invalid parameter: Message"},
-		{"message too long", std, fifoq.TopicMessage{Message: strings.Repeat("a", 256<<10+1)}, fifoq.ErrTopicMessageTooLarge,
+		{"empty message", std, topic.Message{}, topic.ErrEmptyMessage, "InvalidParameter", "Invalid parameter: Empty message"},
+		{"message not UTF-8", std, topic.Message{Message: "\xff"}, topic.ErrInvalidMessage, "InvalidParameter", "Invalid parameter: Message"},
+		{"message too long", std, topic.Message{Message: strings.Repeat("a", 256<<10+1)}, topic.ErrMessageTooLarge,
 			"InvalidParameter", "Invalid parameter: Message too long"},
-		{"attributes count toward the size", std, fifoq.TopicMessage{Message: strings.Repeat("a", 256<<10-10),
-			Attributes: map[string]fifoq.Attribute{"k": fpStr("12345")}}, fifoq.ErrTopicMessageTooLarge, "InvalidParameter", "Invalid parameter: Message too long"},
-		{"subject with a line break", std, fifoq.TopicMessage{Message: "m", Subject: "a\nb"}, fifoq.ErrInvalidSubject, "InvalidParameter", "Invalid parameter: Subject"},
-		{"subject of 100 characters", std, fifoq.TopicMessage{Message: "m", Subject: strings.Repeat("s", 100)}, fifoq.ErrInvalidSubject,
+		{"attributes count toward the size", std, topic.Message{Message: strings.Repeat("a", 256<<10-10),
+			Attributes: map[string]fifoq.Attribute{"k": fpStr("12345")}}, topic.ErrMessageTooLarge, "InvalidParameter", "Invalid parameter: Message too long"},
+		{"subject with a line break", std, topic.Message{Message: "m", Subject: "a\nb"}, topic.ErrInvalidSubject, "InvalidParameter", "Invalid parameter: Subject"},
+		{"subject of 100 characters", std, topic.Message{Message: "m", Subject: strings.Repeat("s", 100)}, topic.ErrInvalidSubject,
 			"InvalidParameter", "Invalid parameter: Subject"},
-		{"subject starting with a space", std, fifoq.TopicMessage{Message: "m", Subject: " s"}, fifoq.ErrInvalidSubject, "InvalidParameter", "Invalid parameter: Subject"},
-		{"attribute type", std, attr("a", fifoq.Attribute{DataType: "Text", StringValue: "x"}), fifoq.ErrInvalidTopicMessageAttribute, "ParameterValueInvalid",
+		{"subject starting with a space", std, topic.Message{Message: "m", Subject: " s"}, topic.ErrInvalidSubject, "InvalidParameter", "Invalid parameter: Subject"},
+		{"attribute type", std, attr("a", fifoq.Attribute{DataType: "Text", StringValue: "x"}), topic.ErrInvalidMessageAttribute, "ParameterValueInvalid",
 			"The message attribute 'a' has an invalid message attribute type, the set of supported type prefixes is Binary, Number, and String."},
-		{"empty attribute value", std, attr("a", fifoq.Attribute{DataType: "String"}), fifoq.ErrInvalidTopicMessageAttribute, "ParameterValueInvalid",
+		{"empty attribute value", std, attr("a", fifoq.Attribute{DataType: "String"}), topic.ErrInvalidMessageAttribute, "ParameterValueInvalid",
 			"The message attribute 'a' must contain non-empty message attribute value for message attribute type 'String'."},
-		{"binary in a string", std, attr("a", fifoq.Attribute{DataType: "String", BinaryValue: []byte("x")}), fifoq.ErrInvalidTopicMessageAttribute,
+		{"binary in a string", std, attr("a", fifoq.Attribute{DataType: "String", BinaryValue: []byte("x")}), topic.ErrInvalidMessageAttribute,
 			"ParameterValueInvalid", "The message attribute 'a' with type 'String' must use field 'String'."},
-		{"not a number", std, attr("a", fpNum("ten")), fifoq.ErrInvalidTopicMessageAttribute, "ParameterValueInvalid",
+		{"not a number", std, attr("a", fpNum("ten")), topic.ErrInvalidMessageAttribute, "ParameterValueInvalid",
 			"Could not cast message attribute 'a' value to number."},
-		{"name with a space", std, attr("a b", fpStr("x")), fifoq.ErrInvalidTopicMessageAttribute, "ParameterValueInvalid",
+		{"name with a space", std, attr("a b", fpStr("x")), topic.ErrInvalidMessageAttribute, "ParameterValueInvalid",
 			"Invalid non-alphanumeric character '#x20' was found in the message attribute name. Can only include alphanumeric characters, hyphens, underscores, or dots."},
-		{"name ending with a period", std, attr("a.", fpStr("x")), fifoq.ErrInvalidTopicMessageAttribute, "ParameterValueInvalid",
+		{"name ending with a period", std, attr("a.", fpStr("x")), topic.ErrInvalidMessageAttribute, "ParameterValueInvalid",
 			"Invalid message attribute name ending with character '.' was found."},
-		{"name with two periods", std, attr("a..b", fpStr("x")), fifoq.ErrInvalidTopicMessageAttribute, "ParameterValueInvalid",
+		{"name with two periods", std, attr("a..b", fpStr("x")), topic.ErrInvalidMessageAttribute, "ParameterValueInvalid",
 			"Message attribute name can not have successive '.' character."},
-		{"name too long", std, attr(strings.Repeat("n", 257), fpStr("x")), fifoq.ErrInvalidTopicMessageAttribute, "ParameterValueInvalid",
+		{"name too long", std, attr(strings.Repeat("n", 257), fpStr("x")), topic.ErrInvalidMessageAttribute, "ParameterValueInvalid",
 			"Length of message attribute name must be less than 256 bytes."},
-		{"deduplication id on a standard topic", std, fifoq.TopicMessage{Message: "m", DeduplicationID: "d"}, fifoq.ErrTopicInvalidDeduplicationID,
+		{"deduplication id on a standard topic", std, topic.Message{Message: "m", DeduplicationID: "d"}, topic.ErrInvalidDeduplicationID,
 			"InvalidParameter", "Invalid parameter: MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type"},
-		{"FIFO without a group", fifo, fifoq.TopicMessage{Message: "m", DeduplicationID: "d"}, fifoq.ErrTopicMissingGroupID,
+		{"FIFO without a group", fifo, topic.Message{Message: "m", DeduplicationID: "d"}, topic.ErrMissingGroupID,
 			"InvalidParameter", "Invalid parameter: The MessageGroupId parameter is required for FIFO topics"},
-		{"FIFO without a deduplication id", fifo, fifoq.TopicMessage{Message: "m", GroupID: "g"}, fifoq.ErrTopicMissingDeduplicationID,
+		{"FIFO without a deduplication id", fifo, topic.Message{Message: "m", GroupID: "g"}, topic.ErrMissingDeduplicationID,
 			"InvalidParameter", "Invalid parameter: The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"},
-		{"group id with a space", fifo, fifoq.TopicMessage{Message: "m", GroupID: "g 1", DeduplicationID: "d"}, fifoq.ErrTopicInvalidGroupID,
+		{"group id with a space", fifo, topic.Message{Message: "m", GroupID: "g 1", DeduplicationID: "d"}, topic.ErrInvalidGroupID,
 			"InvalidParameter", "Invalid parameter: MessageGroupId Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length."},
-		{"long deduplication id", fifo, fifoq.TopicMessage{Message: "m", GroupID: "g", DeduplicationID: strings.Repeat("d", 129)}, fifoq.ErrTopicInvalidDeduplicationID,
+		{"long deduplication id", fifo, topic.Message{Message: "m", GroupID: "g", DeduplicationID: strings.Repeat("d", 129)}, topic.ErrInvalidDeduplicationID,
 			"InvalidParameter", "Invalid parameter: MessageDeduplicationId Reason: MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length."},
-		{"structure other than json", std, fifoq.TopicMessage{Message: "m", MessageStructure: "xml"}, fifoq.ErrInvalidTopicMessage,
+		{"structure other than json", std, topic.Message{Message: "m", MessageStructure: "xml"}, topic.ErrInvalidMessage,
 			"InvalidParameter", "Invalid parameter: MessageStructure"},
-		{"json structure without default", std, fifoq.TopicMessage{Message: `{"sqs": "x"}`, MessageStructure: "json"}, fifoq.ErrInvalidTopicMessage,
+		{"json structure without default", std, topic.Message{Message: `{"sqs": "x"}`, MessageStructure: "json"}, topic.ErrInvalidMessage,
 			"InvalidParameter", "Invalid parameter: Message Structure - No default entry in JSON message body"},
-		{"json structure not JSON", std, fifoq.TopicMessage{Message: `{`, MessageStructure: "json"}, fifoq.ErrInvalidTopicMessage,
+		{"json structure not JSON", std, topic.Message{Message: `{`, MessageStructure: "json"}, topic.ErrInvalidMessage,
 			"InvalidParameter", "Invalid parameter: Message Structure - JSON message body failed to parse"},
 	}
 	for _, c := range cases {
@@ -233,13 +235,14 @@ func TestTopicPublishChecks(t *testing.T) {
 	require.Empty(t, tpBodies(t, fq), "a refused message reached a queue")
 	require.Zero(t, std.Metrics().Published)
 
-	require.ErrorIs(t, fifoq.CheckSubject(""), fifoq.ErrInvalidSubject)
-	require.NoError(t, fifoq.CheckSubject(strings.Repeat("s", 99)))
-	require.NoError(t, fifoq.CheckSubject("¿Qué?"))
+	_, err := std.Publish(ctx, topic.Message{Message: "m", Subject: strings.Repeat("s", 99)})
+	require.NoError(t, err, "a subject of 99 characters")
+	_, err = std.Publish(ctx, topic.Message{Message: "m", Subject: "¿Qué?"})
+	require.NoError(t, err, "a subject that starts with a punctuation mark")
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err := std.Publish(cancelled, fifoq.TopicMessage{Message: "m"})
+	_, err = std.Publish(cancelled, topic.Message{Message: "m"})
 	require.ErrorIs(t, err, context.Canceled)
 }
 
@@ -247,10 +250,10 @@ func TestTopicPublishChecks(t *testing.T) {
 func TestTopicEnvelope(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tp := tpTopic(t, "news", fifoq.WithTopicEndpoint("http://localhost:9324/"))
+	tp := tpTopic(t, "news", topic.WithEndpoint("http://localhost:9324/"))
 	q := tpQueue(t, "inbox")
-	s := tpSubscribe(t, tp, q, fifoq.SubscriptionAttributes{})
-	res, err := tp.Publish(ctx, fifoq.TopicMessage{Message: "Hello \"world\"\n<&>", Subject: "Greeting",
+	s := tpSubscribe(t, tp, q, topic.SubscriptionAttributes{})
+	res, err := tp.Publish(ctx, topic.Message{Message: "Hello \"world\"\n<&>", Subject: "Greeting",
 		Attributes: map[string]fifoq.Attribute{"b": fpBin("\x00\x01"), "a": fpStr("x"), "n": fpNum("1.5")}})
 	require.NoError(t, err)
 	require.Empty(t, res.SequenceNumber)
@@ -275,21 +278,21 @@ func TestTopicEnvelope(t *testing.T) {
 }`
 	require.Equal(t, want, bodies[0])
 	require.True(t, json.Valid([]byte(bodies[0])))
-	e, err := fifoq.ParseEnvelope(bodies[0])
+	e, err := topic.ParseEnvelope(bodies[0])
 	require.NoError(t, err)
 	require.Equal(t, "Hello \"world\"\n<&>", e.Message)
-	require.Equal(t, fifoq.EnvelopeAttribute{Type: "Binary", Value: "AAE="}, e.MessageAttributes["b"])
+	require.Equal(t, topic.EnvelopeAttribute{Type: "Binary", Value: "AAE="}, e.MessageAttributes["b"])
 	require.Equal(t, "Message\nHello \"world\"\n<&>\nMessageId\n"+res.MessageID+"\nSubject\nGreeting\nTimestamp\n2025-03-04T05:06:07.890Z\n"+
 		"TopicArn\narn:aws:sns:us-east-1:000000000000:news\nType\nNotification\n", e.StringToSign())
 
-	_, err = fifoq.ParseEnvelope("plain text")
+	_, err = topic.ParseEnvelope("plain text")
 	require.Error(t, err)
 
 	// A FIFO topic's envelope: a SequenceNumber, no signature fields, no attributes when there are none.
 	ft := tpTopic(t, "news.fifo")
 	fq := tpQueue(t, "inbox.fifo", fifoq.WithContentBasedDeduplication())
-	fs := tpSubscribe(t, ft, fq, fifoq.SubscriptionAttributes{})
-	fres, err := ft.Publish(ctx, fifoq.TopicMessage{Message: "m", GroupID: "g", DeduplicationID: "d1"})
+	fs := tpSubscribe(t, ft, fq, topic.SubscriptionAttributes{})
+	fres, err := ft.Publish(ctx, topic.Message{Message: "m", GroupID: "g", DeduplicationID: "d1"})
 	require.NoError(t, err)
 	snaps := tpReceive(t, fq)
 	require.Len(t, snaps, 1)
@@ -313,11 +316,11 @@ func TestTopicRawDelivery(t *testing.T) {
 	ctx := context.Background()
 	tp := tpTopic(t, "raw")
 	q := tpQueue(t, "rawq")
-	tpSubscribe(t, tp, q, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
+	tpSubscribe(t, tp, q, topic.SubscriptionAttributes{RawMessageDelivery: true})
 	attrs := map[string]fifoq.Attribute{
 		"s": fpStr("x"), "n": fpNum("-2.5e3"), "arr": fpArr(`["a", 1, true]`), "b": fpBin("\x00\xff"), "c": {DataType: "String.custom", StringValue: "y"},
 	}
-	_, err := tp.Publish(ctx, fifoq.TopicMessage{Message: "payload", Subject: "dropped", Attributes: attrs, GroupID: "fair"})
+	_, err := tp.Publish(ctx, topic.Message{Message: "payload", Subject: "dropped", Attributes: attrs, GroupID: "fair"})
 	require.NoError(t, err)
 	snaps := tpReceive(t, q)
 	require.Len(t, snaps, 1)
@@ -326,9 +329,9 @@ func TestTopicRawDelivery(t *testing.T) {
 	require.Equal(t, "fair", snaps[0].GroupID, "a standard topic passes the group id on (fair queues)")
 
 	// MessageStructure json: the queue gets the "sqs" entry, or else "default".
-	_, err = tp.Publish(ctx, fifoq.TopicMessage{Message: `{"default": "d", "sqs": "for queues", "email": "e"}`, MessageStructure: "json"})
+	_, err = tp.Publish(ctx, topic.Message{Message: `{"default": "d", "sqs": "for queues", "email": "e"}`, MessageStructure: "json"})
 	require.NoError(t, err)
-	_, err = tp.Publish(ctx, fifoq.TopicMessage{Message: `{"default": "d", "email": "e"}`, MessageStructure: "json"})
+	_, err = tp.Publish(ctx, topic.Message{Message: `{"default": "d", "email": "e"}`, MessageStructure: "json"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"payload", "for queues", "d"}, tpBodies(t, q))
 }
@@ -339,11 +342,11 @@ func TestTopicFiltering(t *testing.T) {
 	ctx := context.Background()
 	tp := tpTopic(t, "events")
 	all, sports, bodyq := tpQueue(t, "all"), tpQueue(t, "sports"), tpQueue(t, "body")
-	tpSubscribe(t, tp, all, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
-	tpSubscribe(t, tp, sports, fifoq.SubscriptionAttributes{RawMessageDelivery: true, FilterPolicy: `{"category": ["sports"]}`})
-	tpSubscribe(t, tp, bodyq, fifoq.SubscriptionAttributes{RawMessageDelivery: true,
-		FilterPolicy: `{"order": {"total": [{"numeric": [">", 100]}]}}`, FilterPolicyScope: fifoq.FilterPolicyScopeMessageBody})
-	msgs := []fifoq.TopicMessage{
+	tpSubscribe(t, tp, all, topic.SubscriptionAttributes{RawMessageDelivery: true})
+	tpSubscribe(t, tp, sports, topic.SubscriptionAttributes{RawMessageDelivery: true, FilterPolicy: `{"category": ["sports"]}`})
+	tpSubscribe(t, tp, bodyq, topic.SubscriptionAttributes{RawMessageDelivery: true,
+		FilterPolicy: `{"order": {"total": [{"numeric": [">", 100]}]}}`, FilterPolicyScope: topic.FilterPolicyScopeMessageBody})
+	msgs := []topic.Message{
 		{Message: `{"order": {"total": 150}}`, Attributes: map[string]fifoq.Attribute{"category": fpStr("sports")}},
 		{Message: `{"order": {"total": 50}}`, Attributes: map[string]fifoq.Attribute{"category": fpStr("music")}},
 		{Message: `not json`},
@@ -356,7 +359,7 @@ func TestTopicFiltering(t *testing.T) {
 	require.Equal(t, []string{msgs[0].Message, msgs[1].Message, msgs[2].Message, msgs[3].Message}, tpBodies(t, all))
 	require.Equal(t, []string{msgs[0].Message}, tpBodies(t, sports))
 	require.Equal(t, []string{msgs[0].Message, msgs[3].Message}, tpBodies(t, bodyq))
-	require.Equal(t, fifoq.TopicMetrics{
+	require.Equal(t, topic.Metrics{
 		Subscriptions:                  3,
 		Published:                      4,
 		PublishedBytes:                 uint64(len(msgs[0].Message) + 8 + 6 + 6 + len(msgs[1].Message) + 8 + 6 + 5 + len(msgs[2].Message) + len(msgs[3].Message) + 8 + 12 + 12),
@@ -376,24 +379,24 @@ func TestTopicDeadLetterQueue(t *testing.T) {
 	tp := tpTopic(t, "t")
 	small := tpQueue(t, "small", fifoq.WithMaxMessageSize(1024))
 	dlq := tpQueue(t, "dlq")
-	tpSubscribe(t, tp, small, fifoq.SubscriptionAttributes{RawMessageDelivery: true, DeadLetterQueue: dlq})
+	tpSubscribe(t, tp, small, topic.SubscriptionAttributes{RawMessageDelivery: true, DeadLetterQueue: dlq})
 	lossy := tpQueue(t, "lossy", fifoq.WithMaxMessageSize(1024))
-	tpSubscribe(t, tp, lossy, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
+	tpSubscribe(t, tp, lossy, topic.SubscriptionAttributes{RawMessageDelivery: true})
 
 	big := strings.Repeat("x", 2000)
-	_, err := tp.Publish(ctx, fifoq.TopicMessage{Message: big, Attributes: map[string]fifoq.Attribute{"k": fpStr("v")}})
+	_, err := tp.Publish(ctx, topic.Message{Message: big, Attributes: map[string]fifoq.Attribute{"k": fpStr("v")}})
 	require.NoError(t, err, "a delivery that fails does not fail Publish")
 	// SQS refuses a NUL in a body; SNS takes it.
-	_, err = tp.Publish(ctx, fifoq.TopicMessage{Message: "a\x00b"})
+	_, err = tp.Publish(ctx, topic.Message{Message: "a\x00b"})
 	require.NoError(t, err)
 	// Raw delivery maps attributes to queue attributes: SQS takes at most 10.
 	eleven := map[string]fifoq.Attribute{}
 	for i := range 11 {
 		eleven[string(rune('a'+i))] = fpStr("v")
 	}
-	_, err = tp.Publish(ctx, fifoq.TopicMessage{Message: "ok", Attributes: eleven})
+	_, err = tp.Publish(ctx, topic.Message{Message: "ok", Attributes: eleven})
 	require.NoError(t, err)
-	_, err = tp.Publish(ctx, fifoq.TopicMessage{Message: "fits"})
+	_, err = tp.Publish(ctx, topic.Message{Message: "fits"})
 	require.NoError(t, err)
 
 	require.Equal(t, []string{"fits"}, tpBodies(t, small))
@@ -414,27 +417,27 @@ func TestTopicPublishBatch(t *testing.T) {
 	ctx := context.Background()
 	tp := tpTopic(t, "b")
 	q := tpQueue(t, "bq")
-	tpSubscribe(t, tp, q, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
-	res, err := tp.PublishBatch(ctx, []fifoq.TopicMessage{{Message: "1"}, {}, {Message: "3"}})
+	tpSubscribe(t, tp, q, topic.SubscriptionAttributes{RawMessageDelivery: true})
+	res, err := tp.PublishBatch(ctx, []topic.Message{{Message: "1"}, {}, {Message: "3"}})
 	var be *fifoq.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Entries, 1)
 	require.Equal(t, 1, be.Entries[0].Index)
-	require.ErrorIs(t, be.Entries[0].Err, fifoq.ErrEmptyTopicMessage)
+	require.ErrorIs(t, be.Entries[0].Err, topic.ErrEmptyMessage)
 	require.NotEmpty(t, res[0].MessageID)
 	require.Empty(t, res[1].MessageID)
 	require.NotEmpty(t, res[2].MessageID)
 	require.Equal(t, []string{"1", "3"}, tpBodies(t, q))
 
 	for _, c := range []struct {
-		batch    []fifoq.TopicMessage
+		batch    []topic.Message
 		sentinel error
 		code     string
 		message  string
 	}{
-		{nil, fifoq.ErrTopicEmptyBatch, "EmptyBatchRequest", "The batch request doesn't contain any entries."},
-		{make([]fifoq.TopicMessage, 11), fifoq.ErrTopicTooManyEntries, "TooManyEntriesInBatchRequest", "The batch request contains more entries than permissible."},
-		{[]fifoq.TopicMessage{{Message: strings.Repeat("a", 200<<10)}, {Message: strings.Repeat("a", 60<<10)}}, fifoq.ErrTopicBatchTooLong,
+		{nil, topic.ErrEmptyBatch, "EmptyBatchRequest", "The batch request doesn't contain any entries."},
+		{make([]topic.Message, 11), topic.ErrTooManyEntries, "TooManyEntriesInBatchRequest", "The batch request contains more entries than permissible."},
+		{[]topic.Message{{Message: strings.Repeat("a", 200<<10)}, {Message: strings.Repeat("a", 60<<10)}}, topic.ErrBatchTooLong,
 			"BatchRequestTooLong", "The length of all the messages put together is more than the limit."},
 	} {
 		_, err := tp.PublishBatch(ctx, c.batch)
@@ -445,11 +448,11 @@ func TestTopicPublishBatch(t *testing.T) {
 
 	ft := tpTopic(t, "b.fifo")
 	fq := tpQueue(t, "bq.fifo", fifoq.WithContentBasedDeduplication())
-	tpSubscribe(t, ft, fq, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
-	_, err = ft.PublishBatch(ctx, []fifoq.TopicMessage{{Message: "1", GroupID: "g", DeduplicationID: "1"}, {Message: "2", DeduplicationID: "2"}})
-	require.ErrorIs(t, err, fifoq.ErrTopicMissingGroupID)
+	tpSubscribe(t, ft, fq, topic.SubscriptionAttributes{RawMessageDelivery: true})
+	_, err = ft.PublishBatch(ctx, []topic.Message{{Message: "1", GroupID: "g", DeduplicationID: "1"}, {Message: "2", DeduplicationID: "2"}})
+	require.ErrorIs(t, err, topic.ErrMissingGroupID)
 	require.Empty(t, tpBodies(t, fq), "a batch that fails whole publishes nothing")
-	res, err = ft.PublishBatch(ctx, []fifoq.TopicMessage{
+	res, err = ft.PublishBatch(ctx, []topic.Message{
 		{Message: "1", GroupID: "g", DeduplicationID: "1"}, {Message: "2", GroupID: "g", DeduplicationID: "2"}, {Message: "1 again", GroupID: "g", DeduplicationID: "1"},
 	})
 	require.NoError(t, err)
@@ -464,20 +467,20 @@ func TestTopicPublishBatch(t *testing.T) {
 func TestTopicErrorSentinels(t *testing.T) {
 	t.Parallel()
 	for sentinel, code := range map[*fifoq.Error]string{
-		fifoq.ErrInvalidTopicName: "InvalidParameter", fifoq.ErrInvalidTopicAttribute: "InvalidParameter",
-		fifoq.ErrTopicNotFound: "NotFound", fifoq.ErrSubscriptionNotFound: "NotFound",
-		fifoq.ErrInvalidSubscription: "InvalidParameter", fifoq.ErrInvalidFilterPolicy: "InvalidParameter",
-		fifoq.ErrInvalidFilterPolicyScope: "InvalidParameter", fifoq.ErrInvalidSubscriptionRedrivePolicy: "InvalidParameter",
-		fifoq.ErrEmptyTopicMessage: "InvalidParameter", fifoq.ErrInvalidTopicMessage: "InvalidParameter",
-		fifoq.ErrInvalidSubject: "InvalidParameter", fifoq.ErrTopicMessageTooLarge: "InvalidParameter",
-		fifoq.ErrInvalidTopicMessageAttribute: "ParameterValueInvalid", fifoq.ErrTopicMissingGroupID: "InvalidParameter",
-		fifoq.ErrTopicMissingDeduplicationID: "InvalidParameter", fifoq.ErrTopicInvalidGroupID: "InvalidParameter",
-		fifoq.ErrTopicInvalidDeduplicationID: "InvalidParameter", fifoq.ErrTopicEmptyBatch: "EmptyBatchRequest",
-		fifoq.ErrTopicTooManyEntries: "TooManyEntriesInBatchRequest", fifoq.ErrTopicBatchTooLong: "BatchRequestTooLong",
+		topic.ErrInvalidName: "InvalidParameter", topic.ErrInvalidAttribute: "InvalidParameter",
+		topic.ErrNotFound: "NotFound", topic.ErrSubscriptionNotFound: "NotFound",
+		topic.ErrInvalidSubscription: "InvalidParameter", topic.ErrInvalidFilterPolicy: "InvalidParameter",
+		topic.ErrInvalidFilterPolicyScope: "InvalidParameter", topic.ErrInvalidRedrivePolicy: "InvalidParameter",
+		topic.ErrEmptyMessage: "InvalidParameter", topic.ErrInvalidMessage: "InvalidParameter",
+		topic.ErrInvalidSubject: "InvalidParameter", topic.ErrMessageTooLarge: "InvalidParameter",
+		topic.ErrInvalidMessageAttribute: "ParameterValueInvalid", topic.ErrMissingGroupID: "InvalidParameter",
+		topic.ErrMissingDeduplicationID: "InvalidParameter", topic.ErrInvalidGroupID: "InvalidParameter",
+		topic.ErrInvalidDeduplicationID: "InvalidParameter", topic.ErrEmptyBatch: "EmptyBatchRequest",
+		topic.ErrTooManyEntries: "TooManyEntriesInBatchRequest", topic.ErrBatchTooLong: "BatchRequestTooLong",
 	} {
 		require.Equal(t, code, sentinel.Code, "%v", sentinel)
 		require.Equal(t, code, fifoq.ErrorCode(sentinel), "%v", sentinel)
-		require.True(t, strings.HasPrefix(sentinel.Error(), "fifoq: "), "%v", sentinel)
+		require.True(t, strings.HasPrefix(sentinel.Error(), "topic: "), "%v", sentinel)
 	}
 }
 
@@ -486,17 +489,22 @@ func TestTopicErrorSentinels(t *testing.T) {
 func TestTopicDeletedQueue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := newStDisk(t)
-	q := d.queue("gone")
+	eng, err := storagetest.NewDisk().Open()
+	require.NoError(t, err)
+	st, err := fifoq.OpenStore(eng, "disk")
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	q, err := fifoq.New("gone", fifoq.WithStore(st))
+	require.NoError(t, err)
 	dlq := tpQueue(t, "gone-dlq")
 	other := tpQueue(t, "other")
 	tp := tpTopic(t, "t")
-	tpSubscribe(t, tp, q, fifoq.SubscriptionAttributes{RawMessageDelivery: true, DeadLetterQueue: dlq})
-	tpSubscribe(t, tp, other, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
-	_, err := tp.Publish(ctx, fifoq.TopicMessage{Message: "before"})
+	tpSubscribe(t, tp, q, topic.SubscriptionAttributes{RawMessageDelivery: true, DeadLetterQueue: dlq})
+	tpSubscribe(t, tp, other, topic.SubscriptionAttributes{RawMessageDelivery: true})
+	_, err = tp.Publish(ctx, topic.Message{Message: "before"})
 	require.NoError(t, err)
-	require.NoError(t, d.st.DeleteQueue("gone"))
-	_, err = tp.Publish(ctx, fifoq.TopicMessage{Message: "after"})
+	require.NoError(t, st.DeleteQueue("gone"))
+	_, err = tp.Publish(ctx, topic.Message{Message: "after"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"after"}, tpBodies(t, dlq))
 	require.Equal(t, []string{"before", "after"}, tpBodies(t, other))
@@ -512,11 +520,11 @@ func TestTopicLogsFailedDeliveries(t *testing.T) {
 	t.Parallel()
 	var buf strings.Builder
 	logger := slog.New(slog.NewTextHandler(&buf, nil))
-	tp := tpTopic(t, "logged", fifoq.WithTopicLogger(logger))
-	tpSubscribe(t, tp, tpQueue(t, "small", fifoq.WithMaxMessageSize(1024)), fifoq.SubscriptionAttributes{DeadLetterQueue: tpQueue(t, "dlq")})
-	tpSubscribe(t, tp, tpQueue(t, "lossy", fifoq.WithMaxMessageSize(1024)), fifoq.SubscriptionAttributes{})
-	tpSubscribe(t, tp, tpQueue(t, "fine"), fifoq.SubscriptionAttributes{})
-	res, err := tp.Publish(context.Background(), fifoq.TopicMessage{Message: strings.Repeat("x", 2000), GroupID: "g"})
+	tp := tpTopic(t, "logged", topic.WithLogger(logger))
+	tpSubscribe(t, tp, tpQueue(t, "small", fifoq.WithMaxMessageSize(1024)), topic.SubscriptionAttributes{DeadLetterQueue: tpQueue(t, "dlq")})
+	tpSubscribe(t, tp, tpQueue(t, "lossy", fifoq.WithMaxMessageSize(1024)), topic.SubscriptionAttributes{})
+	tpSubscribe(t, tp, tpQueue(t, "fine"), topic.SubscriptionAttributes{})
+	res, err := tp.Publish(context.Background(), topic.Message{Message: strings.Repeat("x", 2000), GroupID: "g"})
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 2, "records:\n%s", buf.String())
