@@ -37,9 +37,7 @@ type Attributes struct {
 }
 
 // VisibilityTimeout returns the queue's visibility timeout as it is now, as Attributes does, and a nil
-// error. It makes a Queue a [VisibilitySource]: it makes no call and never blocks, and it answers whatever
-// ctx, even a done one, so that [NewConsumer] learns the timeout at once and checks the handler timeout
-// against it.
+// error. It makes no call and never blocks, and it answers whatever ctx, even a done one.
 func (q *Queue) VisibilityTimeout(ctx context.Context) (time.Duration, error) {
 	return q.conf().visibility, nil
 }

@@ -17,8 +17,9 @@ const (
 	// DefaultBatchSize is the batch size of a mapping that gives none.
 	DefaultBatchSize = 10
 	// MaxBatchSize is the largest batch size of a standard queue's mapping; a FIFO queue's is
-	// MaxBatchEntries, and a standard queue's above MaxBatchEntries needs a batching window of a second or more.
-	MaxBatchSize = 10_000
+	// MaxBatchEntries, and a standard queue's above MaxBatchEntries needs a batching window of a second or
+	// more. A Batcher receives a batch over a Queue in one ReceiveMany.
+	MaxBatchSize = MaxReceiveMany
 	// MaxBatchWindow is the longest batching window (MaximumBatchingWindowInSeconds 300).
 	MaxBatchWindow = 5 * time.Minute
 

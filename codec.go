@@ -10,8 +10,8 @@ import (
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
-// maxAttemptReceipts bounds the receipts of one attempt record: a Batcher's receive takes up to 10,000.
-const maxAttemptReceipts = 10_000
+// maxAttemptReceipts bounds the receipts of one attempt record: a ReceiveMany takes up to MaxReceiveMany.
+const maxAttemptReceipts = MaxReceiveMany
 
 // The layout of a store. Keys start with a byte that says what they hold:
 //

@@ -21,9 +21,8 @@ const (
 	// default and the maximum of [WithMaxMessageSize]. It is also the most the messages of one
 	// [Queue.SendBatch] may add up to (spec 7.2.2).
 	MaxMessageSize = 1 << 20
-	// MaxListedMoveTasks is the most move tasks of a queue a [Catalog] keeps and lists, the most
-	// ListMessageMoveTasks returns (its MaxResults).
-	MaxListedMoveTasks = 10
+	// MaxReceiveMany is the most messages one [Queue.ReceiveMany] returns.
+	MaxReceiveMany = 10_000
 )
 
 // The other SQS limits (spec §7, 1.2, 1.5, 4.1, 5.1).

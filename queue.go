@@ -162,8 +162,8 @@ func (q *Queue) Name() string { return q.name }
 // FIFO reports whether q is a FIFO queue.
 func (q *Queue) FIFO() bool { return q.fifo }
 
-// Clock returns the queue's clock. A [Batcher] over a *Queue times its batch window by it, and an
-// idempotency store can share it.
+// Clock returns the queue's clock, for code that times what it does with the queue by the queue's time
+// (a batch window, an idempotency store's lock timeout).
 func (q *Queue) Clock() Clock { return q.clock }
 
 // conf returns the queue's attributes as they are now.

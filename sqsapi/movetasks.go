@@ -231,8 +231,8 @@ func listMessageMoveTasks(s *Server, c *call, in *listMoveTasksInput) (output, e
 	}
 	n := 1
 	if m := in.MaxResults; m != nil {
-		if *m < 1 || *m > fifoq.MaxListedMoveTasks {
-			return nil, invalidValue(*m, "MaxResults", "Must be between 1 and "+strconv.Itoa(fifoq.MaxListedMoveTasks)+", if provided.")
+		if *m < 1 || *m > rule.MaxListedMoveTasks {
+			return nil, invalidValue(*m, "MaxResults", "Must be between 1 and "+strconv.Itoa(rule.MaxListedMoveTasks)+", if provided.")
 		}
 		n = *m
 	}
