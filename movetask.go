@@ -66,8 +66,8 @@ type MoveTask struct {
 	rec       *TaskRecord   // nil: the task's status is not kept in the store
 	resumed   bool          // read back from the store: a rate-limited task waits a step's time first
 
-	mu      sync.Mutex // guards the fields below
-	status  MoveTaskStatus
+	mu       sync.Mutex // guards the fields below
+	status   MoveTaskStatus
 	halted   bool   // stopped by Halt: its end is not recorded, so that it goes on after a restart
 	failure  string // given by Fail: the task ends FAILED after the batch it has taken
 	stopping bool   // cancel is closed

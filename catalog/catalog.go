@@ -37,11 +37,15 @@ func ParseQueueARN(arn string) (ns Namespace, name string, ok bool) {
 
 // QueueARN returns the ARN of the queue name of ns: arn:<partition>:sqs:<region>:<account>:<name>, where the
 // partition is that of the region: aws-cn in China's regions, aws-us-gov in GovCloud's, aws elsewhere.
-func (ns Namespace) QueueARN(name string) string { return rule.MakeARN("sqs", ns.Region, ns.Account, name) }
+func (ns Namespace) QueueARN(name string) string {
+	return rule.MakeARN("sqs", ns.Region, ns.Account, name)
+}
 
 // TopicARN returns the ARN of the topic name of ns: arn:<partition>:sns:<region>:<account>:<name>, with the
 // partition of the region.
-func (ns Namespace) TopicARN(name string) string { return rule.MakeARN("sns", ns.Region, ns.Account, name) }
+func (ns Namespace) TopicARN(name string) string {
+	return rule.MakeARN("sns", ns.Region, ns.Account, name)
+}
 
 // A Catalog holds named queues by namespace and name, each with its [Definition], and applies the rules of
 // SQS's control plane to them: CreateQueue of an existing queue, names deleted less than 60 seconds ago,

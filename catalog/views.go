@@ -45,7 +45,9 @@ func (q Queue) FIFO() bool { return q.q.FIFO() }
 func (q Queue) Clock() fifoq.Clock { return q.q.Clock() }
 
 // Send is [fifoq.Queue.Send].
-func (q Queue) Send(ctx context.Context, m fifoq.Message) (fifoq.SendResult, error) { return q.q.Send(ctx, m) }
+func (q Queue) Send(ctx context.Context, m fifoq.Message) (fifoq.SendResult, error) {
+	return q.q.Send(ctx, m)
+}
 
 // SendNoWait is [fifoq.Queue.SendNoWait].
 func (q Queue) SendNoWait(ctx context.Context, m fifoq.Message) (fifoq.SendResult, fifoq.Pending, error) {
@@ -68,7 +70,9 @@ func (q Queue) ReceiveMany(ctx context.Context, o fifoq.ReceiveOptions) ([]fifoq
 }
 
 // Delete is [fifoq.Queue.Delete].
-func (q Queue) Delete(ctx context.Context, receiptHandle string) error { return q.q.Delete(ctx, receiptHandle) }
+func (q Queue) Delete(ctx context.Context, receiptHandle string) error {
+	return q.q.Delete(ctx, receiptHandle)
+}
 
 // DeleteBatch is [fifoq.Queue.DeleteBatch].
 func (q Queue) DeleteBatch(ctx context.Context, receiptHandles []string) error {

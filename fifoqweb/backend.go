@@ -242,10 +242,14 @@ type catalogBackend struct {
 }
 
 // nameOf returns the console's name of the queue or topic name of ns.
-func (b *catalogBackend) nameOf(ns catalog.Namespace, name string) string { return b.cat.DisplayName(ns, name) }
+func (b *catalogBackend) nameOf(ns catalog.Namespace, name string) string {
+	return b.cat.DisplayName(ns, name)
+}
 
 // parse returns the namespace and name of a console's name.
-func (b *catalogBackend) parse(name string) (catalog.Namespace, string, bool) { return b.cat.ParseDisplayName(name) }
+func (b *catalogBackend) parse(name string) (catalog.Namespace, string, bool) {
+	return b.cat.ParseDisplayName(name)
+}
 
 func (b *catalogBackend) queues() []named {
 	all := b.cat.Queues()
