@@ -8,9 +8,6 @@ import (
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
-// maxRedriveSources is the most queues a redrive allow policy names.
-const maxRedriveSources = 10
-
 // RedrivePermission is the kind of a [RedriveAllowPolicy].
 type RedrivePermission uint8
 
@@ -47,10 +44,9 @@ func (p RedriveAllowPolicy) validate() error {
 	switch {
 	case p.Permission > RedriveByQueue:
 		return rule.Reject(ErrInvalidRedriveAllowPolicy, "permission %d", p.Permission)
-	case p.Permission != RedriveByQueue && len(p.Sources) > 0:
-		return rule.Reject(ErrInvalidRedriveAllowPolicy, "sources are allowed only with %v", RedriveByQueue)
-	case p.Permission == RedriveByQueue && (len(p.Sources) == 0 || len(p.Sources) > maxRedriveSources):
-		return rule.Reject(ErrInvalidRedriveAllowPolicy, "%v takes 1..%d source queues, not %d", RedriveByQueue, maxRedriveSources, len(p.Sources))
+	}
+	if err := rule.CheckRedriveSources(p.Permission == RedriveByQueue, len(p.Sources)); err != nil {
+		return err
 	}
 	for _, name := range p.Sources {
 		if err := rule.QueueName(name); err != nil {

@@ -134,7 +134,7 @@ func publishBatch(s *Server, c *call) (*xmlOut, error) {
 			break
 		}
 		if i > fifoq.MaxBatchEntries {
-			return nil, newError("TooManyEntriesInBatchRequest", "The batch request contains more entries than permissible.")
+			return nil, toAPIError(topic.ErrTooManyEntries)
 		}
 		id := c.get(p + "Id")
 		if !validBatchID(id) {
@@ -150,7 +150,7 @@ func publishBatch(s *Server, c *call) (*xmlOut, error) {
 		ids, ms = append(ids, id), append(ms, m)
 	}
 	if len(ms) == 0 {
-		return nil, newError("EmptyBatchRequest", "The batch request doesn't contain any entries.")
+		return nil, toAPIError(topic.ErrEmptyBatch)
 	}
 	// SNS refuses the whole request for an entry that breaks a rule of the message (recorded from AWS:
 	// ParameterValueInvalid for an attribute, InvalidParameter for a message structure); fifoq.PublishBatch

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/topic"
 )
 
@@ -16,18 +17,13 @@ import (
 var protocols = map[string]bool{"http": true, "https": true, "email": true, "email-json": true, "sms": true,
 	"sqs": true, "application": true, "lambda": true, "firehose": true}
 
-// queueOfARN returns the queue an SQS ARN names.
+// queueOfARN returns the queue an SQS ARN names (a subscription's endpoint, a redrive policy's target).
 func queueOfARN(arn string) (catalog.QueueKey, bool) {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[3] == "" || parts[4] == "" || parts[5] == "" ||
-		strings.Contains(parts[5], ":") || strings.Contains(parts[5], "/") {
+	ns, name, ok := catalog.ParseQueueARN(arn)
+	if !ok || strings.Contains(name, "/") {
 		return catalog.QueueKey{}, false
 	}
-	return catalog.QueueKey{Namespace: catalog.Namespace{Account: parts[4], Region: parts[3]}, Name: parts[5]}, true
-}
-
-func queueARN(k catalog.QueueKey) string {
-	return "arn:" + partition(k.Namespace.Region) + ":sqs:" + k.Namespace.Region + ":" + k.Namespace.Account + ":" + k.Name
+	return catalog.QueueKey{Namespace: ns, Name: name}, true
 }
 
 // storedSubscriptionAttributes are the attributes of a subscription that fifoq keeps and shows but does not
@@ -134,7 +130,7 @@ func (s *Server) subscriptionOf(c *call) (catalog.Subscription, error) {
 	}
 	sub, ok := s.cat.Subscription(arn)
 	if !ok {
-		return catalog.Subscription{}, newError("NotFound", "Subscription does not exist")
+		return catalog.Subscription{}, toAPIError(topic.ErrSubscriptionNotFound)
 	}
 	return sub, nil
 }
@@ -191,7 +187,7 @@ func subscriptionsOut(subs []catalog.Subscription, next string) *xmlOut {
 	for _, sub := range subs {
 		x.open("member", "")
 		x.elem("Owner", sub.Definition.Owner)
-		x.elem("Endpoint", queueARN(sub.Definition.Queue))
+		x.elem("Endpoint", sub.Definition.Queue.Namespace.QueueARN(sub.Definition.Queue.Name))
 		x.elem("Protocol", "sqs")
 		x.elem("SubscriptionArn", sub.ARN)
 		x.elem("TopicArn", sub.Topic.ARN())
@@ -237,17 +233,17 @@ func getSubscriptionAttributes(s *Server, c *call) (*xmlOut, error) {
 	}
 	d := sub.Definition
 	attrs := map[string]string{
-		"ConfirmationWasAuthenticated": "true", "Endpoint": queueARN(d.Queue), "Owner": d.Owner,
+		"ConfirmationWasAuthenticated": "true", "Endpoint": d.Queue.Namespace.QueueARN(d.Queue.Name), "Owner": d.Owner,
 		"PendingConfirmation": "false", "Protocol": "sqs", "RawMessageDelivery": strconv.FormatBool(d.RawMessageDelivery),
 		"SubscriptionArn": sub.ARN, "TopicArn": sub.Topic.ARN(),
-		"SubscriptionPrincipal": "arn:aws:iam::" + d.Owner + ":user/fifoq",
+		"SubscriptionPrincipal": rule.IAMARN(sub.Topic.Namespace().Region, d.Owner, "user/fifoq"),
 	}
 	if d.FilterPolicy != "" {
 		attrs["FilterPolicy"] = d.FilterPolicy
 		attrs["FilterPolicyScope"] = string(d.FilterPolicyScope)
 	}
 	if q := d.DeadLetterQueue; q != nil {
-		attrs["RedrivePolicy"] = `{"deadLetterTargetArn":"` + queueARN(*q) + `"}`
+		attrs["RedrivePolicy"] = `{"deadLetterTargetArn":"` + q.Namespace.QueueARN(q.Name) + `"}`
 	}
 	maps.Copy(attrs, d.Stored)
 	return attributesOut(attrs), nil

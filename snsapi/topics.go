@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/internal/rule"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // A handler runs one action; a nil output is an action with no result element, an empty one an empty
@@ -35,28 +37,17 @@ func init() {
 // action names do not overlap, which is how Route tells an unsigned query request's service.
 func IsAction(action string) bool { _, ok := actions[action]; return ok }
 
-// partition returns the ARN partition of region.
-func partition(region string) string {
-	switch {
-	case strings.HasPrefix(region, "cn-"):
-		return "aws-cn"
-	case strings.HasPrefix(region, "us-gov-"):
-		return "aws-us-gov"
-	}
-	return "aws"
-}
-
 // parseARN splits an ARN (arn:partition:service:region:account:resource) as SNS checks it, param naming the
 // parameter in the error.
 func parseARN(param, arn string) (service string, ns catalog.Namespace, resource string, err error) {
 	if arn == "" {
 		return "", ns, "", invalidParameter(param, "no value for required parameter")
 	}
-	parts := strings.SplitN(arn, ":", 6)
-	if n := strings.Count(arn, ":") + 1; len(parts) < 6 {
-		return "", ns, "", invalidParameter(param, "An ARN must have at least 6 elements, not "+strconv.Itoa(n))
+	a, err := rule.ParseARN(arn)
+	if err != nil {
+		return "", ns, "", invalidParameter(param, err.Error())
 	}
-	return parts[2], catalog.Namespace{Account: parts[4], Region: parts[3]}, parts[5], nil
+	return a.Service, catalog.Namespace{Account: a.Account, Region: a.Region}, a.Resource, nil
 }
 
 // topicOf returns the topic a TopicArn parameter names: an SNS ARN in the request's region (another region's
@@ -71,7 +62,7 @@ func (s *Server) topicOf(c *call, param string) (catalog.Topic, error) {
 	}
 	t, ok := s.cat.Topic(ns, name)
 	if !ok {
-		return catalog.Topic{}, newError("NotFound", "Topic does not exist")
+		return catalog.Topic{}, toAPIError(topic.ErrNotFound)
 	}
 	return t, nil
 }
@@ -315,7 +306,7 @@ func getTopicAttributes(s *Server, c *call) (*xmlOut, error) {
 	}
 	d, ok := s.cat.TopicDefinition(t.Namespace(), t.Name())
 	if !ok {
-		return nil, newError("NotFound", "Topic does not exist")
+		return nil, toAPIError(topic.ErrNotFound)
 	}
 	subs, _ := s.cat.TopicSubscriptions(t.Namespace(), t.Name())
 	attrs := map[string]string{
@@ -398,7 +389,7 @@ func addPermission(s *Server, c *call) (*xmlOut, error) {
 		}
 		principals := make([]string, len(accounts))
 		for i, a := range accounts {
-			principals[i] = "arn:aws:iam::" + a + ":root"
+			principals[i] = rule.IAMARN(c.ns.Region, a, "root")
 		}
 		actions := make([]string, len(acts))
 		for i, a := range acts {

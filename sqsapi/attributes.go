@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // The queue attributes: decoded into a catalog.Definition and the catalog.Fields they set, and shown from one.
@@ -175,12 +177,14 @@ func (s *Server) parseAttributes(fifo bool, attrs map[string]string, ns catalog.
 			}
 			d.RedriveAllowPolicy, set.sources = p, sources
 		case "KmsDataKeyReusePeriodSeconds":
-			n, ok := parseInt(v, 60, 86400)
+			n, ok := parseInt(v, math.MinInt32, math.MaxInt32)
 			if !ok {
 				return nil, badAttribute(name)
 			}
 			d.KMSDataKeyReusePeriod = time.Duration(n) * time.Second
-			set.fields |= catalog.FieldKMSDataKeyReusePeriod
+			if err := set.add(fifo, catalog.FieldKMSDataKeyReusePeriod); err != nil {
+				return nil, err // the catalogue's range, 1 minute to 24 hours
+			}
 		case "SqsManagedSseEnabled":
 			b, ok := parseBool(v)
 			if !ok {
@@ -290,10 +294,12 @@ func parseRedrivePolicy(v string) (catalog.Namespace, string, int, *apiError) {
 			raw = []byte(str)
 		}
 	}
-	count, ok := parseInt(string(raw), 1, 1000)
-	if !ok {
-		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", "Invalid value for maxReceiveCount: "+string(raw)+
-			", valid values are from 1 to 1000 both inclusive.")
+	count, err := strconv.Atoi(string(raw))
+	if err != nil {
+		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", fifoq.ErrorMessage(rule.BadMaxReceiveCount(string(raw))))
+	}
+	if err := rule.CheckMaxReceiveCount(count); err != nil {
+		return catalog.Namespace{}, "", 0, invalidValue(v, "RedrivePolicy", fifoq.ErrorMessage(err))
 	}
 	ns, name, ok := catalog.ParseQueueARN(*p.Target)
 	if !ok {
@@ -320,11 +326,8 @@ func parseRedriveAllowPolicy(v string) (*fifoq.RedriveAllowPolicy, []string, *ap
 		return nil, nil, bad("Invalid value for redrivePermission.")
 	}
 	out := &fifoq.RedriveAllowPolicy{Permission: permission}
-	switch {
-	case out.Permission != fifoq.RedriveByQueue && len(p.Sources) > 0:
-		return nil, nil, bad("sourceQueueArns is allowed only when redrivePermission is byQueue.")
-	case out.Permission == fifoq.RedriveByQueue && (len(p.Sources) == 0 || len(p.Sources) > 10):
-		return nil, nil, bad("byQueue takes 1 to 10 sourceQueueArns.")
+	if err := rule.CheckRedriveSources(permission == fifoq.RedriveByQueue, len(p.Sources)); err != nil {
+		return nil, nil, coreError(err)
 	}
 	for _, a := range p.Sources {
 		_, name, ok := catalog.ParseQueueARN(a)

@@ -183,8 +183,33 @@ func BadQueueAttribute(attribute, format string, args ...any) error {
 // 1..1000, with SQS's message, which names n.
 func CheckMaxReceiveCount(n int) error {
 	if n < 1 || n > MaxReceiveCount {
-		return Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %d, want 1..%d", n, MaxReceiveCount).Says(
-			"Invalid value for maxReceiveCount: %d, valid values are from 1 to %d both inclusive.", n, MaxReceiveCount)
+		return BadMaxReceiveCount(strconv.Itoa(n))
+	}
+	return nil
+}
+
+// BadMaxReceiveCount is the rejection of a redrive policy's maxReceiveCount, given as v (a number out of
+// range, or a value that is none).
+func BadMaxReceiveCount(v string) *Rejection {
+	return Reject(ErrInvalidRedrivePolicy, "maxReceiveCount %s, want 1..%d", v, MaxReceiveCount).Says(
+		"Invalid value for maxReceiveCount: %s, valid values are from 1 to %d both inclusive.", v, MaxReceiveCount)
+}
+
+// MaxRedriveSources is the most queues a redrive allow policy names.
+const MaxRedriveSources = 10
+
+// CheckRedriveSources returns ErrInvalidRedriveAllowPolicy unless a redrive allow policy names n source
+// queues rightly: some, and at most 10, with the permission byQueue, and none with another; SQS's message
+// names the JSON fields.
+func CheckRedriveSources(byQueue bool, n int) error {
+	const prefix = "Invalid value for the parameter RedriveAllowPolicy. Reason: "
+	switch {
+	case !byQueue && n > 0:
+		return Reject(ErrInvalidRedriveAllowPolicy, "sources are allowed only with byQueue").Says(
+			prefix + "sourceQueueArns is allowed only when redrivePermission is byQueue.")
+	case byQueue && (n == 0 || n > MaxRedriveSources):
+		return Reject(ErrInvalidRedriveAllowPolicy, "byQueue takes 1..%d source queues, not %d", MaxRedriveSources, n).Says(
+			"%sbyQueue takes 1 to %d sourceQueueArns.", prefix, MaxRedriveSources)
 	}
 	return nil
 }
