@@ -226,7 +226,7 @@ const (
 // Without untilEmpty each poll waits for a first message as long as it takes. With untilEmpty, while its
 // batches are in flight a poll takes only what is there at once, and when nothing is, waits for a batch to
 // end before it polls again; with none in flight, it returns if a StatsSource says the queue is empty, else
-// polls with the longest wait (20 s), or from any other source waits a second and returns if nothing came.
+// polls for a second and looks again, or from any other source waits a second and returns if nothing came.
 func (c *Consumer) run(ctx context.Context, untilEmpty bool) (runEnd, error) {
 	if err := c.learnVisibilityTimeout(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -270,7 +270,7 @@ func (c *Consumer) run(ctx context.Context, untilEmpty bool) (runEnd, error) {
 					<-slots
 					return runEmpty, nil
 				}
-				wait = maxWaitTime
+				wait = emptyCheckWait // then a look at Stats again: a message may leave without a receive's return
 			case idle:
 				wait = emptyCheckWait
 			}

@@ -24,9 +24,6 @@ type Records struct {
 // Records returns the store's records area.
 func (s *Store) Records() *Records { return &Records{s} }
 
-// Store returns the store the records are kept in.
-func (r *Records) Store() *Store { return r.s }
-
 // key returns the engine's key of the record k.
 func recordKey(dst, k []byte) []byte { return append(append(dst, keyRecords), k...) }
 

@@ -239,3 +239,38 @@ func TestRunUntilEmptyContextDone(t *testing.T) {
 		require.Len(t, r2.handled(), 1)
 	})
 }
+
+// RunUntilEmpty over a queue returns within a second of the queue becoming empty, however its last message
+// left: moved to the dead-letter queue by the receive that would have returned it, or expired while another
+// consumer held it.
+func TestRunUntilEmptyReturnsWithinASecond(t *testing.T) {
+	t.Run("dead-lettered", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			dlq := bcNewQueue(t, "ue1-dlq")
+			q := bcNewQueue(t, "ue1", fifoq.WithVisibilityTimeout(10*time.Second), fifoq.WithDeadLetterQueue(dlq, 1))
+			bcSend(t, q, "", "poison")
+			start := time.Now()
+			done := ueRun(t, t.Context(), q, func(context.Context, []fifoq.Delivery) error { return errors.New("fail") },
+				fifoq.ConsumerOptions{})
+			err := <-done
+			require.NoError(t, err)
+			// The message came back at 10 s, and the receive then under way moved it to the dead-letter queue.
+			require.LessOrEqual(t, time.Since(start), 11*time.Second, "returned %v after the start", time.Since(start))
+			require.Equal(t, fifoq.Stats{Visible: 1}, dlq.Stats())
+		})
+	})
+	t.Run("expired", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := bcNewQueue(t, "ue2", fifoq.WithRetention(time.Minute), fifoq.WithVisibilityTimeout(time.Hour))
+			bcSend(t, q, "", "held")
+			ds, err := q.Receive(t.Context(), fifoq.ReceiveOptions{}) // another consumer holds it, and never deletes it
+			require.NoError(t, err)
+			require.Len(t, ds, 1)
+			start := time.Now()
+			done := ueRun(t, t.Context(), q, func(context.Context, []fifoq.Delivery) error { return nil }, fifoq.ConsumerOptions{})
+			require.NoError(t, <-done)
+			require.LessOrEqual(t, time.Since(start), time.Minute+time.Second, "returned %v after the start", time.Since(start))
+			require.GreaterOrEqual(t, time.Since(start), time.Minute, "not before the message expired")
+		})
+	})
+}
