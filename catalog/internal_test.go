@@ -279,3 +279,74 @@ func TestCatalogNamesBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, names(), "the deleted name is forgotten with its deletion")
 }
+
+// A move task is listed as ended only once its end is durable: while the write of its end is held, it is
+// listed as running (or cancelling) and no second task of its queue starts, so a crash then cannot leave two
+// running tasks on disk, the second of which a restart would drop. Once the end is written, the next task
+// starts, and after a crash the store holds both as they were acknowledged.
+func TestCatalogMoveTaskEndDurableBeforeListed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := fifoq.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		disk := storagetest.NewDisk()
+		eng, err := disk.Open()
+		require.NoError(t, err)
+		st, err := fifoq.OpenStore(eng, "disk")
+		require.NoError(t, err)
+		c, err := Open(st, WithClock(clock), WithDefaultNamespace(ciNS))
+		require.NoError(t, err)
+		ctx := context.Background()
+		for _, name := range []string{"dlq", "dest"} {
+			_, err := c.CreateQueue(ctx, ciNS, name, Definition{}, 0)
+			require.NoError(t, err)
+		}
+		_, err = c.CreateQueue(ctx, ciNS, "src", Definition{RedrivePolicy: RedrivePolicy{DeadLetterQueue: "dlq", MaxReceiveCount: 1}},
+			FieldRedrivePolicy)
+		require.NoError(t, err)
+		dlq, _ := c.Queue(ciNS, "dlq")
+		for range 5 {
+			_, err := dlq.Send(ctx, fifoq.Message{Body: "m"})
+			require.NoError(t, err)
+		}
+		first, err := c.StartMoveTask(ctx, ciNS, "dlq", "dest", 1) // one a second, on a clock nobody moves
+		require.NoError(t, err)
+		synctest.Wait() // it moved one message, and waits for its next second
+
+		eng.HoldNextCommit() // the write of the end of the first task
+		cancelled := make(chan error, 1)
+		go func() {
+			_, err := c.CancelMoveTask(ctx, first.ID)
+			cancelled <- err
+		}()
+		synctest.Wait()
+		eng.WaitBlocked(1) // the end's write is held
+		state := c.MoveTasks(ciNS, "dlq")[0].Status().State
+		require.Contains(t, []fifoq.MoveTaskState{fifoq.MoveTaskRunning, fifoq.MoveTaskCancelling}, state,
+			"listed as %v before its end is written", state)
+		_, err = c.StartMoveTask(ctx, ciNS, "dlq", "dest", 1)
+		require.ErrorIs(t, err, fifoq.ErrMoveTaskRunning, "a second task while the end of the first may still be lost")
+
+		eng.ReleaseHeld()
+		require.NoError(t, <-cancelled)
+		require.Equal(t, fifoq.MoveTaskCancelled, c.MoveTasks(ciNS, "dlq")[0].Status().State)
+		second, err := c.StartMoveTask(ctx, ciNS, "dlq", "dest", 1)
+		require.NoError(t, err)
+		synctest.Wait()
+		require.NoError(t, c.Close())
+		eng.Crash()
+
+		eng, err = disk.Open()
+		require.NoError(t, err)
+		st, err = fifoq.OpenStore(eng, "disk")
+		require.NoError(t, err)
+		c, err = Open(st, WithClock(clock), WithDefaultNamespace(ciNS))
+		require.NoError(t, err)
+		tasks := c.MoveTasks(ciNS, "dlq")
+		require.Len(t, tasks, 2, "both tasks are kept: none was dropped as a second running task")
+		require.Equal(t, second.ID, tasks[0].ID)
+		require.Equal(t, fifoq.MoveTaskRunning, tasks[0].Status().State)
+		require.Equal(t, first.ID, tasks[1].ID)
+		require.Equal(t, fifoq.MoveTaskCancelled, tasks[1].Status().State)
+		require.NoError(t, c.Close())
+		require.NoError(t, st.Close())
+	})
+}
