@@ -222,11 +222,11 @@ func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) {
 	}
 }
 
-// CancelMoveTask cancels the running move task id (see [fifoq.MoveTask.Cancel]): the messages it moved stay moved.
-// In a store, it returns once the task has ended (after the batch it had taken) and its end is recorded, so
-// that a restart does not resume it; ctx bounds that wait. It returns the task, ErrMoveTaskNotFound for a
-// task the catalogue does not hold (or whose queue was deleted), and fifoq.ErrMoveTaskNotRunning for one that has
-// ended.
+// CancelMoveTask cancels the running move task id (see [fifoq.MoveTask.Cancel]): the messages it moved stay
+// moved. It returns once the task has ended (after the batch it had taken) and, in a store, its end is
+// recorded, so that a restart does not resume it; ctx bounds that wait. It returns the task,
+// ErrMoveTaskNotFound for a task the catalogue does not hold (or whose queue was deleted), and
+// fifoq.ErrMoveTaskNotRunning for one that has ended.
 func (c *Catalog) CancelMoveTask(ctx context.Context, id string) (Task, error) {
 	t, ok := c.task(id)
 	if !ok {
@@ -235,13 +235,11 @@ func (c *Catalog) CancelMoveTask(ctx context.Context, id string) (Task, error) {
 	if err := t.task.Cancel(); err != nil {
 		return Task{}, err
 	}
-	if c.st != nil {
-		if err := t.task.Wait(ctx); err != nil {
-			return Task{}, err
-		}
-		if err := c.err(); err != nil {
-			return Task{}, err
-		}
+	if err := t.task.Wait(ctx); err != nil {
+		return Task{}, err
+	}
+	if err := c.err(); err != nil {
+		return Task{}, err
 	}
 	return t.info(), nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/snsapi"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // env is an SQS and an SNS server on one endpoint, as fifoq serve runs them.
@@ -160,17 +161,17 @@ func TestPublishFansOutSigned(t *testing.T) {
 	t.Parallel()
 	for _, version := range []string{"1", "2"} {
 		e := newEnv(t)
-		topic := value(t, e.ok("CreateTopic", "Name", "news", "Attributes.entry.1.key", "SignatureVersion",
+		topicARN := value(t, e.ok("CreateTopic", "Name", "news", "Attributes.entry.1.key", "SignatureVersion",
 			"Attributes.entry.1.value", version), "TopicArn")
 		for _, q := range []string{"raw", "filtered"} {
 			e.ok("CreateQueue", "QueueName", q)
 		}
-		e.ok("Subscribe", "TopicArn", topic, "Protocol", "sqs", "Endpoint", "arn:aws:sqs:us-east-1:000000000000:raw",
+		e.ok("Subscribe", "TopicArn", topicARN, "Protocol", "sqs", "Endpoint", "arn:aws:sqs:us-east-1:000000000000:raw",
 			"Attributes.entry.1.key", "RawMessageDelivery", "Attributes.entry.1.value", "true")
-		sub := value(t, e.ok("Subscribe", "TopicArn", topic, "Protocol", "sqs", "Endpoint", "arn:aws:sqs:us-east-1:000000000000:filtered",
+		sub := value(t, e.ok("Subscribe", "TopicArn", topicARN, "Protocol", "sqs", "Endpoint", "arn:aws:sqs:us-east-1:000000000000:filtered",
 			"Attributes.entry.1.key", "FilterPolicy", "Attributes.entry.1.value", `{"kind": ["sports"]}`), "SubscriptionArn")
 		for _, kind := range []string{"news", "sports"} {
-			e.ok("Publish", "TopicArn", topic, "Message", "about "+kind, "Subject", "Hi",
+			e.ok("Publish", "TopicArn", topicARN, "Message", "about "+kind, "Subject", "Hi",
 				"MessageAttributes.entry.1.Name", "kind", "MessageAttributes.entry.1.Value.DataType", "String",
 				"MessageAttributes.entry.1.Value.StringValue", kind)
 		}

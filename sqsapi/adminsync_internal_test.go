@@ -1,6 +1,8 @@
 package sqsapi
 
 import (
+	"cmp"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
@@ -21,10 +24,38 @@ func openMemoryServer(t *testing.T, disk *storagetest.Disk, opts ...Option) (*Se
 	require.NoError(t, err)
 	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
-	s, err := Open(st, opts...)
+	s, err := openDurable(st, opts...)
 	require.NoError(t, err)
 	return s, st, eng
 }
+
+// openDurable returns a server over the catalogue that catalog.Open keeps in st, made as fifoq serve makes
+// one: the catalogue's default namespace is the server's default account and region (WithAccountID,
+// WithRegion), its clock and logger the server's (WithClock, WithLogger). The server does not own the
+// catalogue: closeDurable closes both.
+func openDurable(st *fifoq.Store, opts ...Option) (*Server, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	copts := []catalog.Option{catalog.WithDefaultNamespace(catalog.Namespace{
+		Account: cmp.Or(c.account, "000000000000"), Region: cmp.Or(c.region, "us-east-1")})}
+	if c.clock != nil {
+		copts = append(copts, catalog.WithClock(c.clock))
+	}
+	if c.log != nil {
+		copts = append(copts, catalog.WithLogger(c.log))
+	}
+	cat, err := catalog.Open(st, copts...)
+	if err != nil {
+		return nil, err
+	}
+	return NewServer(append(opts, WithCatalog(cat))...), nil
+}
+
+// closeDurable closes a server of openDurable, then its catalogue, which stops its move tasks (they go on
+// when the store is opened again), so that the store can be closed with no task left writing to it.
+func closeDurable(s *Server) error { return errors.Join(s.Close(), s.cat.Close()) }
 
 // query serves one query-protocol request in process and returns its status and body.
 func query(s *Server, params url.Values) (int, string) {
@@ -44,9 +75,9 @@ func TestAdminActionsDoNotDelayOtherQueues(t *testing.T) {
 	disk := storagetest.NewDisk()
 	s, st, eng := openMemoryServer(t, disk, WithClock(clock))
 	defer st.Close()
-	defer s.Close()
+	defer closeDurable(s)
 	for _, name := range []string{"a", "b", "dlq"} {
-		_, err := s.CreateQueue(name, nil)
+		_, err := s.DeclareQueue(name, nil)
 		require.NoError(t, err)
 	}
 	const base = "http://localhost/000000000000/"

@@ -216,8 +216,8 @@ func qpCLIQueues(t *testing.T, e *qpEnv, c *qpCLI) {
 	qpRequireQueueURL(t, fifo.QueueURL, "qp-cli.fifo")
 	fq := qpQueue(t, e, "qp-cli.fifo")
 	require.True(t, fq.FIFO())
-	require.True(t, fq.Attributes().ContentBasedDeduplication)
-	require.Equal(t, 60*time.Second, fq.Attributes().VisibilityTimeout)
+	require.True(t, qpDef(t, e, "qp-cli.fifo").ContentBasedDeduplication)
+	require.Equal(t, 60*time.Second, qpDef(t, e, "qp-cli.fifo").VisibilityTimeout)
 
 	var got qpCLIQueueURL
 	c.sqs(t, &got, "get-queue-url", "--queue-name", "qp-cli")
@@ -255,9 +255,9 @@ func qpCLIQueues(t *testing.T, e *qpEnv, c *qpCLI) {
 // send-message-batch, receive-message with every attribute, change-message-visibility, delete-message,
 // get-queue-attributes, set-queue-attributes, purge-queue.
 func qpCLIMessages(t *testing.T, e *qpEnv, c *qpCLI) {
-	_, err := e.srv.CreateQueue("qp-cli", nil)
+	_, err := e.srv.DeclareQueue("qp-cli", nil)
 	require.NoError(t, err)
-	_, err = e.srv.CreateQueue("qp-cli.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
+	_, err = e.srv.DeclareQueue("qp-cli.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
 	require.NoError(t, err)
 	var std, fifo qpCLIQueueURL
 	c.sqs(t, &std, "get-queue-url", "--queue-name", "qp-cli")
@@ -352,7 +352,7 @@ func qpCLIMessages(t *testing.T, e *qpEnv, c *qpCLI) {
 	require.Equal(t, "30", qa.Attributes["VisibilityTimeout"])
 	require.Equal(t, qpArn("qp-cli"), qa.Attributes["QueueArn"])
 	c.sqs(t, nil, "set-queue-attributes", "--queue-url", std.QueueURL, "--attributes", "VisibilityTimeout=120,DelaySeconds=2")
-	require.Equal(t, 120*time.Second, qpQueue(t, e, "qp-cli").Attributes().VisibilityTimeout)
+	require.Equal(t, 120*time.Second, qpDef(t, e, "qp-cli").VisibilityTimeout)
 	qa = qpCLIAttributes{}
 	c.sqs(t, &qa, "get-queue-attributes", "--queue-url", std.QueueURL, "--attribute-names", "VisibilityTimeout", "DelaySeconds")
 	require.Equal(t, map[string]string{"VisibilityTimeout": "120", "DelaySeconds": "2"}, qa.Attributes)

@@ -144,7 +144,7 @@ func TestWireErrorsAreFifoqs(t *testing.T) {
 		if strings.HasSuffix(name, ".fifo") {
 			attrs["FifoQueue"] = "true"
 		}
-		_, err := srv.CreateQueue(name, attrs)
+		_, err := srv.DeclareQueue(name, attrs)
 		require.NoError(t, err)
 		twin, err := fifoq.New(name, fifoq.WithMaxMessageSize(1024))
 		require.NoError(t, err)
@@ -207,7 +207,7 @@ func TestWireReceiveErrorsAreFifoqs(t *testing.T) {
 		if strings.HasSuffix(name, ".fifo") {
 			attrs["FifoQueue"] = "true"
 		}
-		_, err := srv.CreateQueue(name, attrs)
+		_, err := srv.DeclareQueue(name, attrs)
 		require.NoError(t, err)
 		twin, err := fifoq.New(name)
 		require.NoError(t, err)
@@ -245,7 +245,7 @@ func TestWireReceiveErrorsAreFifoqs(t *testing.T) {
 func TestWireExplicitValues(t *testing.T) {
 	t.Parallel()
 	srv := sqsapi.NewServer()
-	_, err := srv.CreateQueue("wx.fifo", map[string]string{"FifoQueue": "true"})
+	_, err := srv.DeclareQueue("wx.fifo", map[string]string{"FifoQueue": "true"})
 	require.NoError(t, err)
 	url := qpFuzzURL + "wx.fifo"
 	for _, tc := range []struct {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 	"github.com/stretchr/testify/require"
 )
@@ -77,9 +78,11 @@ func qpFuzzSetup(t *testing.T) *qpFuzzEnv {
 	ctx := context.Background()
 	clock := fifoq.NewManualClock(qpStart)
 	srv := sqsapi.NewServer(sqsapi.WithClock(clock))
-	create := func(name string, attrs map[string]string) *fifoq.Queue {
-		q, err := srv.CreateQueue(name, attrs)
+	create := func(name string, attrs map[string]string) catalog.Queue {
+		_, err := srv.DeclareQueue(name, attrs)
 		require.NoError(t, err, "setup: CreateQueue %s", name)
+		q, ok := srv.Queue(name)
+		require.True(t, ok, "setup: CreateQueue %s", name)
 		return q
 	}
 	redrive := func(dlq string) string {
@@ -92,16 +95,16 @@ func qpFuzzSetup(t *testing.T) *qpFuzzEnv {
 	fifo := create("fz.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true",
 		"VisibilityTimeout": "43200", "RedrivePolicy": redrive("fz-dlq.fifo")})
 
-	send := func(q *fifoq.Queue, m fifoq.Message) {
+	send := func(q catalog.Queue, m fifoq.Message) {
 		_, err := q.Send(ctx, m)
 		require.NoError(t, err, "setup: send %q", m.Body)
 	}
-	receive := func(q *fifoq.Queue, o fifoq.ReceiveOptions) []fifoq.Delivery {
+	receive := func(q catalog.Queue, o fifoq.ReceiveOptions) []fifoq.Delivery {
 		ds, err := q.Receive(ctx, o)
 		require.NoError(t, err, "setup: receive")
 		return ds
 	}
-	deadLetter := func(q *fifoq.Queue, n int) {
+	deadLetter := func(q catalog.Queue, n int) {
 		require.Len(t, receive(q, fifoq.ReceiveOptions{MaxMessages: 10, NoVisibilityTimeout: true}), n)
 		require.Empty(t, receive(q, fifoq.ReceiveOptions{MaxMessages: 10}), "setup: the messages move to the DLQ")
 	}
@@ -165,8 +168,12 @@ func qpFuzzState(t *testing.T, srv *sqsapi.Server) map[string]qpFuzzQueueState {
 		qpFuzzJSON(t, srv, "ListQueueTags", map[string]any{"QueueUrl": u}, &tags)
 		q, ok := srv.Queue(name)
 		require.True(t, ok, "ListQueues lists %s, which Server.Queue does not know", u)
+		var tasks []fifoq.MoveTaskStatus
+		for _, task := range srv.Catalog().MoveTasks(q.Namespace(), q.Name()) {
+			tasks = append(tasks, task.Status())
+		}
 		state[name] = qpFuzzQueueState{Attributes: attrs.Attributes, Tags: tags.Tags,
-			Messages: slices.Collect(q.Messages()), MoveTasks: q.MoveTasks()}
+			Messages: slices.Collect(q.Messages()), MoveTasks: tasks}
 	}
 	return state
 }

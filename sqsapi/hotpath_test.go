@@ -78,7 +78,7 @@ func hpServer(t testing.TB, fifo bool) (*sqsapi.Server, string) {
 	if fifo {
 		name, attrs["FifoQueue"] = "hp.fifo", "true"
 	}
-	_, err := srv.CreateQueue(name, attrs)
+	_, err := srv.DeclareQueue(name, attrs)
 	require.NoError(t, err)
 	return srv, "http://fifoq.test/000000000000/" + name
 }

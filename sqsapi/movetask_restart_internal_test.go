@@ -83,7 +83,7 @@ func moveTaskRestart(t *testing.T, crash bool) {
 	if crash {
 		eng.Crash() // the old task fails at its next step, which the crashed engine refuses
 	} else {
-		require.NoError(t, s.Close())
+		require.NoError(t, closeDurable(s))
 		require.NoError(t, st.Close())
 	}
 	s, st, _ = openMemoryServer(t, disk)
@@ -115,11 +115,11 @@ func moveTaskRestart(t *testing.T, crash bool) {
 	synctest.Wait()
 	moved := jcall(t, s, "CancelMessageMoveTask", map[string]any{"TaskHandle": second["TaskHandle"]})
 	require.EqualValues(t, 2, moved["ApproximateNumberOfMessagesMoved"])
-	require.NoError(t, s.Close())
+	require.NoError(t, closeDurable(s))
 	require.NoError(t, st.Close())
 	s, st, _ = openMemoryServer(t, disk)
 	defer st.Close()
-	defer s.Close()
+	defer closeDurable(s)
 	out := jcall(t, s, "ListMessageMoveTasks", map[string]any{"SourceArn": arn("dlq"), "MaxResults": 10})
 	results := out["Results"].([]any)
 	require.Len(t, results, 2)

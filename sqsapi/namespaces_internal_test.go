@@ -22,7 +22,7 @@ func TestNsDefaultNamespaceOfStore(t *testing.T) {
 		require.NoError(t, err)
 		st, err := fifoq.OpenStore(eng, "disk")
 		require.NoError(t, err)
-		s, err := Open(st, append(opts, WithClock(clock))...)
+		s, err := openDurable(st, append(opts, WithClock(clock))...)
 		require.NoError(t, err)
 		return s, st
 	}
@@ -34,23 +34,23 @@ func TestNsDefaultNamespaceOfStore(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.createQueue(t.Context(), us, "mine", nil, nil)
 	require.NoError(t, err)
-	require.NoError(t, s.Close())
+	require.NoError(t, closeDurable(s))
 	require.NoError(t, st.Close())
 
 	// Other defaults later: the store's default namespace stays, and so do the queues' namespaces.
 	s, st = open()
 	defer st.Close()
-	defer s.Close()
+	defer closeDurable(s)
 	require.Equal(t, eu, s.cat.DefaultNamespace())
 	first, ok := s.cat.Queue(eu, "first")
 	require.True(t, ok, "a queue of the store's default namespace")
-	require.Equal(t, "first", first.Queue.Name())
-	require.Equal(t, "arn:aws:sqs:eu-west-1:111111111111:first", arnOf(first))
+	require.Equal(t, "first", first.FifoqName())
+	require.Equal(t, "arn:aws:sqs:eu-west-1:111111111111:first", first.ARN())
 	d, _ := s.cat.Definition(eu, "first")
 	require.Equal(t, map[string]string{"old": "yes"}, d.Tags)
 	mine, ok := s.cat.Queue(us, "mine")
 	require.True(t, ok)
-	require.Regexp(t, `^ns-[0-9a-f]{32}$`, mine.Queue.Name())
+	require.Regexp(t, `^ns-[0-9a-f]{32}$`, mine.FifoqName())
 	_, ok = s.cat.Queue(us, "first")
 	require.False(t, ok)
 }

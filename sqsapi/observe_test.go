@@ -47,7 +47,7 @@ func TestObserveRequest(t *testing.T) {
 	t.Parallel()
 	rec := new(obRecorder)
 	srv := sqsapi.NewServer(sqsapi.WithRequestObserver(rec))
-	_, err := srv.CreateQueue("q", nil)
+	_, err := srv.DeclareQueue("q", nil)
 	require.NoError(t, err)
 	client := srv.HTTPClient()
 	queueURL := "http://fifoq.test/000000000000/q"
@@ -118,7 +118,7 @@ func TestObserveRequestCanceled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := new(obRecorder)
 		srv := sqsapi.NewServer(sqsapi.WithRequestObserver(rec))
-		_, err := srv.CreateQueue("q", nil)
+		_, err := srv.DeclareQueue("q", nil)
 		require.NoError(t, err)
 		serve := func(ctx context.Context, target, body string) int {
 			req := httptest.NewRequestWithContext(ctx, http.MethodPost, "http://fifoq.test/", strings.NewReader(body))
@@ -145,8 +145,9 @@ func TestObserveRequestCanceled(t *testing.T) {
 		require.Len(t, got, 1)
 		require.Equal(t, "SendMessage", got[0].action)
 		require.Equal(t, sqsapi.CodeCanceled, got[0].code)
-		stats := srv.Queues()[0].Stats()
-		require.Zero(t, stats.Visible, "nothing was sent")
+		queue, ok := srv.Queue("q")
+		require.True(t, ok)
+		require.Zero(t, queue.Stats().Visible, "nothing was sent")
 	})
 }
 
@@ -162,7 +163,7 @@ func TestObserveRequestAllocs(t *testing.T) {
 	}
 	allocs := func(opts ...sqsapi.Option) float64 {
 		srv := sqsapi.NewServer(opts...)
-		_, err := srv.CreateQueue("hp", nil)
+		_, err := srv.DeclareQueue("hp", nil)
 		require.NoError(t, err)
 		c := hpNewClient(t, srv)
 		body := []byte(`{"QueueUrl":"http://fifoq.test/000000000000/hp","MessageBody":"hello, world"}`)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 	"github.com/stretchr/testify/require"
 )
@@ -446,12 +447,20 @@ func qpRequireQueueURL(t *testing.T, u, name string) {
 	require.Equal(t, "/"+qpAccount+"/"+name, parsed.Path, "queue URL %q", u)
 }
 
-// qpQueue returns the fifoq queue behind a name.
-func qpQueue(t *testing.T, e *qpEnv, name string) *fifoq.Queue {
+// qpQueue returns the catalogue's queue behind a name.
+func qpQueue(t *testing.T, e *qpEnv, name string) catalog.Queue {
 	t.Helper()
 	q, ok := e.srv.Queue(name)
 	require.True(t, ok, "queue %q does not exist", name)
 	return q
+}
+
+// qpDef returns the catalogue's definition of the queue behind a name: its settings as they are now.
+func qpDef(t *testing.T, e *qpEnv, name string) catalog.Definition {
+	t.Helper()
+	d, ok := e.srv.Catalog().Definition(e.srv.Catalog().DefaultNamespace(), name)
+	require.True(t, ok, "queue %q does not exist", name)
+	return d
 }
 
 // qpMessages returns the stored messages of a queue.

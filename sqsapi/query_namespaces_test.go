@@ -289,9 +289,9 @@ func TestQnPresignedCredential(t *testing.T) {
 	require.Equal(t, "arn:aws:sqs:eu-west-1:111111111111:presigned", qnAttrs(t, e, eu, "presigned", "QueueArn")["QueueArn"])
 }
 
-// NamedQueues names each queue uniquely in the server: its own name in the default account and region,
-// "account/region/name" in another, for metrics labels.
-func TestQnNamedQueues(t *testing.T) {
+// The server's catalogue names each queue uniquely (Catalog.DisplayName): its own name in the server's
+// default account and region, "account/region/name" in another, for metrics labels.
+func TestQnDisplayNames(t *testing.T) {
 	t.Parallel()
 	e := qpSetup(t)
 	spaces := []qnWho{
@@ -306,8 +306,9 @@ func TestQnNamedQueues(t *testing.T) {
 		}
 	}
 	visible := make(map[string]int)
-	for name, q := range e.srv.NamedQueues() {
-		visible[name] = q.Stats().Visible
+	cat := e.srv.Catalog()
+	for _, q := range cat.Queues() {
+		visible[cat.DisplayName(q.Namespace(), q.Name())] = q.Stats().Visible
 	}
 	require.Equal(t, map[string]int{
 		"orders":                        1,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +31,7 @@ func TestQpCreateQueue(t *testing.T) {
 	r := qpCall[qpCreateQueueResult](t, e, "CreateQueue", create...)
 	qpRequireQueueURL(t, r.QueueURL, "qp-std")
 
-	a := qpQueue(t, e, "qp-std").Attributes()
+	a := qpDef(t, e, "qp-std")
 	require.Equal(t, 45*time.Second, a.VisibilityTimeout)
 	require.Equal(t, time.Hour, a.Retention)
 	require.Equal(t, 2048, a.MaxMessageSize)
@@ -60,7 +61,7 @@ func TestQpCreateQueue(t *testing.T) {
 	require.Equal(t, r.QueueURL, again.QueueURL, "CreateQueue with identical attributes is idempotent")
 	qpFail(t, e, 400, "QueueAlreadyExists", "CreateQueue", "QueueName", "qp-std",
 		"Attribute.1.Name", "VisibilityTimeout", "Attribute.1.Value", "46")
-	require.Equal(t, 45*time.Second, qpQueue(t, e, "qp-std").Attributes().VisibilityTimeout)
+	require.Equal(t, 45*time.Second, qpDef(t, e, "qp-std").VisibilityTimeout)
 
 	// Rejected creations create nothing.
 	for _, c := range []struct {
@@ -115,8 +116,8 @@ func TestQpCreateQueueFIFO(t *testing.T) {
 		"DeduplicationScope", "messageGroup", "FifoThroughputLimit", "perMessageGroupId")
 	fq := qpQueue(t, e, "qp.fifo")
 	require.True(t, fq.FIFO())
-	require.True(t, fq.Attributes().ContentBasedDeduplication)
-	require.Equal(t, fifoq.DeduplicationScopeMessageGroup, fq.Attributes().DeduplicationScope)
+	require.True(t, qpDef(t, e, "qp.fifo").ContentBasedDeduplication)
+	require.Equal(t, fifoq.DeduplicationScopeMessageGroup, qpDef(t, e, "qp.fifo").DeduplicationScope)
 	got := qpNameValues(t, "GetQueueAttributes All (FIFO)", qpCall[qpGetQueueAttributesResult](t, e, "GetQueueAttributes",
 		"QueueUrl", fifoURL, "AttributeName.1", "All").Attributes)
 	for name, want := range map[string]string{
@@ -228,7 +229,7 @@ func TestQpQueueAttributes(t *testing.T) {
 		"Attribute.1.Name", "VisibilityTimeout", "Attribute.1.Value", "100",
 		"Attribute.2.Name", "DelaySeconds", "Attribute.2.Value", "3",
 		"Attribute.3.Name", "MessageRetentionPeriod", "Attribute.3.Value", "600")
-	a := qpQueue(t, e, "qp-attrs").Attributes()
+	a := qpDef(t, e, "qp-attrs")
 	require.Equal(t, 100*time.Second, a.VisibilityTimeout)
 	require.Equal(t, 3*time.Second, a.Delay)
 	require.Equal(t, 10*time.Minute, a.Retention)
@@ -253,7 +254,7 @@ func TestQpQueueAttributes(t *testing.T) {
 		qpFail(t, e, 400, c.code, "SetQueueAttributes", "QueueUrl", u,
 			"Attribute.1.Name", "DelaySeconds", "Attribute.1.Value", "7",
 			"Attribute.2.Name", c.name, "Attribute.2.Value", c.value)
-		require.Equal(t, a, qpQueue(t, e, "qp-attrs").Attributes(), "a rejected SetQueueAttributes (%s=%s) changed the queue",
+		require.Equal(t, a, qpDef(t, e, "qp-attrs"), "a rejected SetQueueAttributes (%s=%s) changed the queue",
 			c.name, c.value)
 	}
 	qpFail(t, e, 400, "InvalidAttributeName", "GetQueueAttributes", "QueueUrl", u, "AttributeName.1", "NoSuchAttribute")
@@ -261,9 +262,8 @@ func TestQpQueueAttributes(t *testing.T) {
 	// A redrive policy, read back as the JSON SQS gives (spec 6.1), and removed with "".
 	qpCall[qpNoResult](t, e, "SetQueueAttributes", "QueueUrl", u, "Attribute.1.Name", "RedrivePolicy",
 		"Attribute.1.Value", `{"deadLetterTargetArn":"`+qpArn("qp-attrs-dlq")+`","maxReceiveCount":"4"}`)
-	a = qpQueue(t, e, "qp-attrs").Attributes()
-	require.Equal(t, qpQueue(t, e, "qp-attrs-dlq"), a.DeadLetterQueue)
-	require.Equal(t, 4, a.MaxReceiveCount)
+	a = qpDef(t, e, "qp-attrs")
+	require.Equal(t, catalog.RedrivePolicy{DeadLetterQueue: "qp-attrs-dlq", MaxReceiveCount: 4}, a.RedrivePolicy)
 	var policy struct {
 		DeadLetterTargetArn string `json:"deadLetterTargetArn"`
 		MaxReceiveCount     int    `json:"maxReceiveCount"`
@@ -272,7 +272,7 @@ func TestQpQueueAttributes(t *testing.T) {
 	require.Equal(t, qpArn("qp-attrs-dlq"), policy.DeadLetterTargetArn)
 	require.Equal(t, 4, policy.MaxReceiveCount)
 	qpCall[qpNoResult](t, e, "SetQueueAttributes", "QueueUrl", u, "Attribute.1.Name", "RedrivePolicy", "Attribute.1.Value", "")
-	require.Nil(t, qpQueue(t, e, "qp-attrs").Attributes().DeadLetterQueue)
+	require.Zero(t, qpDef(t, e, "qp-attrs").RedrivePolicy)
 	require.NotContains(t, get("All"), "RedrivePolicy")
 
 	// FIFO: FifoQueue=true is a no-op, false an error (spec 2.1).
@@ -282,7 +282,7 @@ func TestQpQueueAttributes(t *testing.T) {
 		"Attribute.1.Name", "FifoQueue", "Attribute.1.Value", "false")
 	qpCall[qpNoResult](t, e, "SetQueueAttributes", "QueueUrl", fu,
 		"Attribute.1.Name", "ContentBasedDeduplication", "Attribute.1.Value", "true") // spec 3.12
-	require.True(t, qpQueue(t, e, "qp-attrs.fifo").Attributes().ContentBasedDeduplication)
+	require.True(t, qpDef(t, e, "qp-attrs.fifo").ContentBasedDeduplication)
 }
 
 func TestQpPurgeQueue(t *testing.T) {

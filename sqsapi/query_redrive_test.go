@@ -48,7 +48,7 @@ func TestQpRedriveAllowPolicy(t *testing.T) {
 	dlq := qpCreate(t, e, "qp-ra-by", "RedriveAllowPolicy",
 		`{"redrivePermission":"byQueue","sourceQueueArns":["`+qpArn("qp-ra-src1")+`"]}`)
 	qpCreate(t, e, "qp-ra-src1", "RedrivePolicy", policy("qp-ra-by"))
-	require.Equal(t, 2, qpQueue(t, e, "qp-ra-src1").Attributes().MaxReceiveCount)
+	require.Equal(t, 2, qpDef(t, e, "qp-ra-src1").RedrivePolicy.MaxReceiveCount)
 	qpFail(t, e, 400, "InvalidParameterValue", "CreateQueue", "QueueName", "qp-ra-src2",
 		"Attribute.1.Name", "RedrivePolicy", "Attribute.1.Value", policy("qp-ra-by"))
 	got := qpNameValues(t, "RedriveAllowPolicy", qpCall[qpGetQueueAttributesResult](t, e, "GetQueueAttributes",
@@ -60,8 +60,8 @@ func TestQpRedriveAllowPolicy(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(got["RedriveAllowPolicy"]), &rap), "RedriveAllowPolicy %q", got["RedriveAllowPolicy"])
 	require.Equal(t, "byQueue", rap.RedrivePermission)
 	require.Equal(t, []string{qpArn("qp-ra-src1")}, rap.SourceQueueArns)
-	require.Equal(t, fifoq.RedriveAllowPolicy{Permission: fifoq.RedriveByQueue, Sources: []string{"qp-ra-src1"}},
-		qpQueue(t, e, "qp-ra-by").Attributes().RedriveAllowPolicy)
+	require.Equal(t, &fifoq.RedriveAllowPolicy{Permission: fifoq.RedriveByQueue, Sources: []string{"qp-ra-src1"}},
+		qpDef(t, e, "qp-ra-by").RedriveAllowPolicy)
 
 	// sourceQueueArns only with byQueue, and 1 to 10 of them (spec 6.7; the spec gives no code).
 	qpFail(t, e, 400, "", "CreateQueue", "QueueName", "qp-ra-bad1", "Attribute.1.Name", "RedriveAllowPolicy",
@@ -78,7 +78,7 @@ func TestQpRedriveAllowPolicy(t *testing.T) {
 		_, ok := e.srv.Queue(name)
 		require.False(t, ok, "a rejected CreateQueue created %s", name)
 	}
-	require.Equal(t, fifoq.RedriveByQueue, qpQueue(t, e, "qp-ra-by").Attributes().RedriveAllowPolicy.Permission)
+	require.Equal(t, fifoq.RedriveByQueue, qpDef(t, e, "qp-ra-by").RedriveAllowPolicy.Permission)
 
 	// A FIFO queue's dead-letter queue is FIFO, and a standard one's standard (spec 6.2).
 	qpCreate(t, e, "qp-ra-std-dlq")

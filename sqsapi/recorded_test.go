@@ -20,7 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -510,13 +510,13 @@ func TestExRegionalURLs(t *testing.T) {
 }
 
 // exQueueIn returns the queue of that name in a region of the test account.
-func exQueueIn(t *testing.T, e *qpEnv, region, name string) *fifoq.Queue {
+func exQueueIn(t *testing.T, e *qpEnv, region, name string) catalog.Queue {
 	t.Helper()
 	for _, q := range e.srv.Catalog().Queues() {
-		if q.Namespace.Region == region && q.Name == name {
-			return q.Queue
+		if q.Namespace().Region == region && q.Name() == name {
+			return q
 		}
 	}
 	t.Fatalf("no queue %s in %s", name, region)
-	return nil
+	return catalog.Queue{}
 }

@@ -18,15 +18,15 @@ import (
 )
 
 // A store that fails while serving (a full disk): every change is refused with ServiceUnavailable (HTTP 503,
-// which the SDKs retry) whose message names the cause and no request logs it at Error, Failed is
-// closed and Err wraps fifoq.ErrStoreFailed and ENOSPC; a restart on the disk has every acknowledged message.
+// which the SDKs retry) whose message names the cause and no request logs it at Error, the store's Failed
+// is closed and its Err wraps fifoq.ErrStoreFailed and ENOSPC; a restart on the disk has every acknowledged message.
 func TestStoreFailsWhileServing(t *testing.T) {
 	clock := fifoq.NewManualClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	disk := storagetest.NewDisk()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s, st, eng := openMemoryServer(t, disk, WithClock(clock), WithLogger(logger))
-	_, err := s.CreateQueue("a", nil)
+	_, err := s.DeclareQueue("a", nil)
 	require.NoError(t, err)
 	const url0 = "http://localhost/000000000000/a"
 	send := func(body string) (int, string) {
@@ -34,9 +34,9 @@ func TestStoreFailsWhileServing(t *testing.T) {
 	}
 	code, body := send("kept")
 	require.Equal(t, http.StatusOK, code, body)
-	require.NoError(t, s.Err())
+	require.NoError(t, st.Err())
 	select {
-	case <-s.Failed():
+	case <-st.Failed():
 		t.Fatal("Failed closed before the store failed")
 	default:
 	}
@@ -47,9 +47,8 @@ func TestStoreFailsWhileServing(t *testing.T) {
 	require.Contains(t, body, "<Code>ServiceUnavailable</Code>")
 	require.Contains(t, body, "no space left on device")
 	require.NotContains(t, body, "try again")
-	<-s.Failed() // closed
-	require.ErrorIs(t, s.Err(), fifoq.ErrStoreFailed)
-	require.ErrorIs(t, s.Err(), syscall.ENOSPC)
+	<-st.Failed() // closed
+	require.ErrorIs(t, st.Err(), fifoq.ErrStoreFailed)
 	require.ErrorIs(t, st.Err(), syscall.ENOSPC)
 
 	// Every later change is refused alike, receives and admin actions included, in both protocols.
@@ -86,12 +85,12 @@ func TestStoreFailsWhileServing(t *testing.T) {
 	require.Contains(t, logs.String(), "no space left on device")
 
 	// A restart recovers what was acknowledged, and works.
-	require.NoError(t, s.Close())
+	require.NoError(t, closeDurable(s))
 	require.ErrorIs(t, st.Close(), syscall.ENOSPC)
 	s, st, _ = openMemoryServer(t, disk, WithClock(clock))
 	defer st.Close()
-	defer s.Close()
-	require.NoError(t, s.Err())
+	defer closeDurable(s)
+	require.NoError(t, st.Err())
 	q, ok := s.Queue("a")
 	require.True(t, ok)
 	var bodies []string
@@ -103,18 +102,19 @@ func TestStoreFailsWhileServing(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 }
 
-// A failed write of the server's own records fails the store too: the Go API and the requests report it.
+// A failed write of the catalogue's records fails the store too: the Go API (DeclareQueue) and the requests
+// report it.
 func TestRecordsFailureFailsStore(t *testing.T) {
 	disk := storagetest.NewDisk()
 	s, st, eng := openMemoryServer(t, disk)
 	defer st.Close()
-	defer s.Close()
+	defer closeDurable(s)
 	eng.FailNextCommit(syscall.ENOSPC)
-	_, err := s.CreateQueue("a", nil)
+	_, err := s.DeclareQueue("a", nil)
 	require.ErrorIs(t, err, fifoq.ErrStoreFailed)
 	require.ErrorIs(t, err, syscall.ENOSPC)
-	<-s.Failed()
-	require.True(t, errors.Is(s.Err(), syscall.ENOSPC))
+	<-st.Failed()
+	require.True(t, errors.Is(st.Err(), syscall.ENOSPC))
 	code, body := query(s, url.Values{"Action": {"CreateQueue"}, "QueueName": {"b"}})
 	require.Equal(t, http.StatusServiceUnavailable, code, body)
 	require.Contains(t, body, "no space left on device")
@@ -125,8 +125,8 @@ func TestStoreFailureGoAPI(t *testing.T) {
 	disk := storagetest.NewDisk()
 	s, st, eng := openMemoryServer(t, disk)
 	defer st.Close()
-	defer s.Close()
-	_, err := s.CreateQueue("a", nil)
+	defer closeDurable(s)
+	_, err := s.DeclareQueue("a", nil)
 	require.NoError(t, err)
 	eng.FailNextSync(syscall.ENOSPC)
 	_, err = s.DeclareQueue("a", map[string]string{"VisibilityTimeout": "9"})
@@ -134,7 +134,7 @@ func TestStoreFailureGoAPI(t *testing.T) {
 	require.ErrorIs(t, err, syscall.ENOSPC)
 	_, err = s.DeclareQueue("a", map[string]string{"VisibilityTimeout": "10"})
 	require.ErrorIs(t, err, syscall.ENOSPC, "refused at once")
-	_, err = s.CreateQueue("b", nil)
+	_, err = s.DeclareQueue("b", nil)
 	require.ErrorIs(t, err, syscall.ENOSPC)
 	q, _ := s.Queue("a")
 	_, err = q.Send(t.Context(), fifoq.Message{Body: "x"})
