@@ -53,7 +53,7 @@ func BenchmarkRequest(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			srv := sqsapi.NewServer(bc.opts...)
-			if _, err := srv.CreateQueue("q", nil); err != nil {
+			if _, err := srv.DeclareQueue("q", nil); err != nil {
 				b.Fatal(err)
 			}
 			req := httptest.NewRequest(http.MethodPost, "http://fifoq.test/", nil)

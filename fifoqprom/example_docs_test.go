@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/sqsapi"
 )
@@ -20,7 +21,7 @@ import (
 // and a Consumer.
 func Example_serverQueuesAndConsumer() {
 	srv := sqsapi.NewServer()
-	if _, err := srv.CreateQueue("jobs", nil); err != nil {
+	if _, err := srv.DeclareQueue("jobs", nil); err != nil {
 		log.Fatal(err)
 	}
 	q, err := fifoq.New("orders")
@@ -33,12 +34,20 @@ func Example_serverQueuesAndConsumer() {
 	}
 	reg := prometheus.NewRegistry()
 
-	c := fifoqprom.NewCollector(fifoqprom.WithNamedQueues(srv.NamedQueues)) // asked at each scrape: queues that come and go
+	cat := srv.Catalog()
+	named := func() map[string]catalog.Queue { // each queue under its name in the server (catalog.Catalog.DisplayName)
+		m := make(map[string]catalog.Queue)
+		for _, q := range cat.Queues() {
+			m[cat.DisplayName(q.Namespace(), q.Name())] = q
+		}
+		return m
+	}
+	c := fifoqprom.NewCollector(fifoqprom.WithNamedQueues(named)) // asked at each scrape: queues that come and go
 	c.AddQueue(q)
 	c.AddConsumer("orders", consumer)
 	reg.MustRegister(c)
 
-	if _, err := srv.CreateQueue("emails", nil); err != nil { // created after the Collector, exported too
+	if _, err := srv.DeclareQueue("emails", nil); err != nil { // created after the Collector, exported too
 		log.Fatal(err)
 	}
 	mfs, err := reg.Gather()
@@ -66,7 +75,7 @@ func Example_serverRequests() {
 	requests := fifoqprom.NewRequestCollector()
 	srv := sqsapi.NewServer(sqsapi.WithRequestObserver(requests))
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(requests, fifoqprom.NewCollector(fifoqprom.WithNamedQueues(srv.NamedQueues)))
+	reg.MustRegister(requests, fifoqprom.NewCollector(fifoqprom.WithQueues(srv.Catalog().Queues))) // one account and region
 
 	for _, form := range []url.Values{
 		{"Action": {"CreateQueue"}, "QueueName": {"jobs"}},

@@ -29,7 +29,7 @@ import (
 func rqServer(t *testing.T, c *fifoqprom.RequestCollector) (*sqsapi.Server, func(url.Values) int) {
 	t.Helper()
 	srv := sqsapi.NewServer(sqsapi.WithRequestObserver(c))
-	_, err := srv.CreateQueue("q", nil)
+	_, err := srv.DeclareQueue("q", nil)
 	require.NoError(t, err)
 	post := func(form url.Values) int {
 		resp, err := srv.HTTPClient().PostForm("http://fifoq.test/", form)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/fifoqprom"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // The metrics of a topic: one published message, delivered to one queue and filtered out of another, and
@@ -17,22 +18,22 @@ import (
 func TestTopicCollectorExposition(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	topic, err := fifoq.NewTopic("orders")
+	orders, err := topic.New("orders")
 	require.NoError(t, err)
 	all, err := fifoq.New("all", fifoq.WithMaxMessageSize(1024))
 	require.NoError(t, err)
 	eu, err := fifoq.New("eu")
 	require.NoError(t, err)
-	_, err = topic.Subscribe(all, fifoq.SubscriptionAttributes{RawMessageDelivery: true})
+	_, err = orders.Subscribe(all, topic.SubscriptionAttributes{RawMessageDelivery: true})
 	require.NoError(t, err)
-	_, err = topic.Subscribe(eu, fifoq.SubscriptionAttributes{FilterPolicy: `{"region": ["eu"]}`})
+	_, err = orders.Subscribe(eu, topic.SubscriptionAttributes{FilterPolicy: `{"region": ["eu"]}`})
 	require.NoError(t, err)
-	_, err = topic.Publish(ctx, fifoq.TopicMessage{Message: "small", Attributes: map[string]fifoq.Attribute{"region": {DataType: "String", StringValue: "us"}}})
+	_, err = orders.Publish(ctx, topic.Message{Message: "small", Attributes: map[string]fifoq.Attribute{"region": {DataType: "String", StringValue: "us"}}})
 	require.NoError(t, err)
-	_, err = topic.Publish(ctx, fifoq.TopicMessage{Message: strings.Repeat("x", 2000), Attributes: map[string]fifoq.Attribute{"region": {DataType: "String", StringValue: "us"}}})
+	_, err = orders.Publish(ctx, topic.Message{Message: strings.Repeat("x", 2000), Attributes: map[string]fifoq.Attribute{"region": {DataType: "String", StringValue: "us"}}})
 	require.NoError(t, err)
 
-	c := fifoqprom.NewTopicCollector(func() map[string]*fifoq.Topic { return map[string]*fifoq.Topic{"orders": topic} })
+	c := fifoqprom.NewTopicCollector(func() map[string]*topic.Topic { return map[string]*topic.Topic{"orders": orders} })
 	want := `
 # HELP fifoq_topic_delivered_total Deliveries to a subscribed queue that the queue accepted (SNS's NumberOfNotificationsDelivered).
 # TYPE fifoq_topic_delivered_total counter

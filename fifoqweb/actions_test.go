@@ -87,8 +87,9 @@ func TestActionsConfirmThenChange(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, 3, qs.dlq.Stats().Visible)
-	w = c.post("cancel?q=orders-dlq", nil, true)
+	w = c.post("cancel?q=orders-dlq", url.Values{"task": {consoleTask}}, true)
 	require.Equal(t, http.StatusConflict, w.Code, "no redrive of the console to cancel")
+	require.Contains(t, w.Body.String(), errNoConsoleTask.Error())
 	w = c.post("redrive?q=orders-dlq", url.Values{"dest": {""}, "rate": {"1"}}, false)
 	require.Contains(t, w.Body.String(), "Move the 3 visible messages of orders-dlq back to the queues they came from, at 1 a second.")
 	w = c.post("redrive?q=orders-dlq", url.Values{"dest": {""}, "rate": {"1"}}, true)
@@ -97,7 +98,9 @@ func TestActionsConfirmThenChange(t *testing.T) {
 	require.Equal(t, http.StatusConflict, w.Code, "one running task a queue")
 	_, body = c.get("queue?q=orders-dlq")
 	require.Contains(t, body, "Cancel redrive…")
-	w = c.post("cancel?q=orders-dlq", nil, true)
+	handle := shownHandle(t, c, "orders-dlq")
+	require.Equal(t, consoleTask, handle, "the page's form names the console's redrive")
+	w = c.post("cancel?q=orders-dlq", url.Values{"task": {handle}}, true)
 	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
 	ts := qs.dlq.MoveTasks()
 	require.Len(t, ts, 1)
@@ -115,9 +118,9 @@ func TestRedriveMovesBack(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, http.StatusSeeOther, c.post("redrive?q=orders-dlq", nil, true).Code)
-	h.mu.Lock()
-	task := h.tasks[qs.dlq]
-	h.mu.Unlock()
+	h.plain.mu.Lock()
+	task := h.plain.tasks[qs.dlq]
+	h.plain.mu.Unlock()
 	require.NoError(t, task.Wait(ctx))
 	require.Equal(t, fifoq.MoveTaskCompleted, task.Status().State)
 	require.Equal(t, 2, qs.orders.Stats().Visible, "moved back")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fifoq/fifoq"
@@ -43,14 +44,14 @@ func Example() {
 	// Output: 200 OK
 }
 
-// The console of an SQS server's queues, read-only: the queues of every account and region, under the names
-// NamedQueues gives them.
-func ExampleNew_sqsapi() {
+// The console of an SQS server's queues, read-only: those of its catalogue, of every account and region (a
+// queue of the default account and region under its name, another under account/region/name).
+func ExampleNewCatalog() {
 	server := sqsapi.NewServer()
-	if _, err := server.CreateQueue("orders", nil); err != nil {
+	if _, err := server.DeclareQueue("orders", nil); err != nil {
 		log.Fatal(err)
 	}
-	console := fifoqweb.New(server.NamedQueues, fifoqweb.WithReadOnly(true))
+	console := fifoqweb.NewCatalog(server.Catalog(), fifoqweb.WithReadOnly(true))
 
 	srv := httptest.NewServer(console)
 	defer srv.Close()
@@ -63,30 +64,31 @@ func ExampleNew_sqsapi() {
 	// Output: 403 Forbidden
 }
 
-// A console that hands its redrives to the SQS server whose queues it shows: a redrive started in it is one
-// of the server's move tasks, which ListMessageMoveTasks lists and CancelMessageMoveTask cancels, and it
-// offers to cancel a redrive started through the API. (The manual clock keeps the redrive, at 1 message a
-// second, running.)
-func ExampleWithMoveTasks() {
+// A console over the catalogue of an SQS server runs its redrives through the catalogue: a redrive started
+// in it is one of the server's move tasks, which ListMessageMoveTasks lists and CancelMessageMoveTask
+// cancels, and it offers to cancel a redrive started through the server. (The manual clock keeps the
+// redrive, at 1 message a second, running.)
+func ExampleNewCatalog_redrives() {
 	ctx := context.Background()
 	server := sqsapi.NewServer(sqsapi.WithClock(fifoq.NewManualClock(time.Now())))
-	dlq, err := server.CreateQueue("orders-dlq", nil)
-	if err != nil {
+	if _, err := server.DeclareQueue("orders-dlq", nil); err != nil {
 		log.Fatal(err)
 	}
 	policy := `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:orders-dlq","maxReceiveCount":3}`
-	if _, err := server.CreateQueue("orders", map[string]string{"RedrivePolicy": policy}); err != nil {
+	if _, err := server.DeclareQueue("orders", map[string]string{"RedrivePolicy": policy}); err != nil {
 		log.Fatal(err)
 	}
+	dlq, _ := server.Queue("orders-dlq")
 	for range 3 {
 		if _, err := dlq.Send(ctx, fifoq.Message{Body: "failed"}); err != nil {
 			log.Fatal(err)
 		}
 	}
-	console := fifoqweb.New(server.NamedQueues, fifoqweb.WithMoveTasks(server))
+	cat := server.Catalog()
+	console := fifoqweb.NewCatalog(cat)
 
-	// A redrive started by the server, as StartMessageMoveTask starts one.
-	handle, err := server.StartMoveTask(ctx, "orders-dlq", "orders", 1)
+	// A redrive started by the catalogue, as StartMessageMoveTask starts one.
+	task, err := cat.StartMoveTask(ctx, dlq.Namespace(), "orders-dlq", "orders", 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -99,7 +101,105 @@ func ExampleWithMoveTasks() {
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	fmt.Println("the console offers to cancel it:", strings.Contains(string(page), "Cancel redrive"))
-	if err := server.CancelMoveTask(ctx, handle); err != nil {
+	if _, err := cat.CancelMoveTask(ctx, task.ID); err != nil {
+		log.Fatal(err)
+	}
+	if err := task.Wait(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(cat.MoveTasks(dlq.Namespace(), "orders-dlq")[0].Status().State)
+	// Output:
+	// the console offers to cancel it: true
+	// CANCELLED
+}
+
+// redrives is a program's owner of the redrives of its queues, which it starts and cancels itself: a
+// fifoqweb.MoveTasks. A redrive's handle is the name of its dead-letter queue.
+type redrives struct {
+	queues map[string]*fifoq.Queue
+
+	mu      sync.Mutex
+	running map[string]*fifoq.MoveTask // by the name of its dead-letter queue
+}
+
+// StartMoveTask starts a redrive of the queue source, and returns its handle.
+func (r *redrives) StartMoveTask(ctx context.Context, source, destination string, rate int) (string, error) {
+	var dest *fifoq.Queue
+	if destination != "" {
+		dest = r.queues[destination]
+	}
+	t, err := r.queues[source].StartMoveTask(ctx, dest, rate)
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.running[source] = t
+	return source, nil
+}
+
+// CancelMoveTask cancels the redrive and waits until it has ended.
+func (r *redrives) CancelMoveTask(ctx context.Context, handle string) error {
+	r.mu.Lock()
+	t := r.running[handle]
+	r.mu.Unlock()
+	if t == nil {
+		return fifoq.ErrMoveTaskNotRunning
+	}
+	if err := t.Cancel(); err != nil {
+		return err
+	}
+	return t.Wait(ctx)
+}
+
+// RunningMoveTask returns the handle of the running redrive of source, or "".
+func (r *redrives) RunningMoveTask(source string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.running[source]; t != nil && t.Status().State == fifoq.MoveTaskRunning {
+		return source
+	}
+	return ""
+}
+
+// A console over a program's queues that hands their redrives to the program's own owner of them: a
+// redrive started in it is the owner's, and it offers to cancel a redrive the owner started. (The manual
+// clock keeps the redrive, at 1 message a second, running.)
+func ExampleWithMoveTasks() {
+	ctx := context.Background()
+	clk := fifoq.NewManualClock(time.Now())
+	dlq, err := fifoq.New("orders-dlq", fifoq.WithClock(clk))
+	if err != nil {
+		log.Fatal(err)
+	}
+	orders, err := fifoq.New("orders", fifoq.WithClock(clk), fifoq.WithDeadLetterQueue(dlq, 3))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for range 3 {
+		if _, err := dlq.Send(ctx, fifoq.Message{Body: "failed"}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	owner := &redrives{queues: map[string]*fifoq.Queue{"orders": orders, "orders-dlq": dlq},
+		running: make(map[string]*fifoq.MoveTask)}
+	console := fifoqweb.New(fifoqweb.Queues(orders, dlq), fifoqweb.WithMoveTasks(owner))
+
+	// A redrive the owner started, from the program's own API.
+	handle, err := owner.StartMoveTask(ctx, "orders-dlq", "orders", 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(console)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/queue?q=orders-dlq")
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println("the console offers to cancel it:", strings.Contains(string(page), `name="task" value="orders-dlq"`))
+	if err := owner.CancelMoveTask(ctx, handle); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(dlq.MoveTasks()[0].State)

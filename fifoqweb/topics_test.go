@@ -12,19 +12,20 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/fifoqweb"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // The topics page shows a topic's subscriptions with their filter policies and raw delivery, and its form
 // publishes to the topic.
 func TestTopicsPagePublishes(t *testing.T) {
 	t.Parallel()
-	topic, err := fifoq.NewTopic("alerts")
+	alerts, err := topic.New("alerts")
 	require.NoError(t, err)
 	q, err := fifoq.New("pager")
 	require.NoError(t, err)
-	_, err = topic.Subscribe(q, fifoq.SubscriptionAttributes{RawMessageDelivery: true, FilterPolicy: `{"sev": ["high"]}`})
+	_, err = alerts.Subscribe(q, topic.SubscriptionAttributes{RawMessageDelivery: true, FilterPolicy: `{"sev": ["high"]}`})
 	require.NoError(t, err)
-	h := fifoqweb.New(fifoqweb.Queues(q), fifoqweb.WithTopics(func() map[string]*fifoq.Topic { return map[string]*fifoq.Topic{"alerts": topic} }))
+	h := fifoqweb.New(fifoqweb.Queues(q), fifoqweb.WithTopics(func() map[string]*topic.Topic { return map[string]*topic.Topic{"alerts": alerts} }))
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 
@@ -53,7 +54,7 @@ func TestTopicsPagePublishes(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
-	require.EqualValues(t, 1, topic.Metrics().Delivered, "the form's message reached the queue")
+	require.EqualValues(t, 1, alerts.Metrics().Delivered, "the form's message reached the queue")
 	var bodies []string
 	for m := range q.Messages() {
 		bodies = append(bodies, m.Body)

@@ -154,7 +154,7 @@ func TestServeDeclaredQueueErrors(t *testing.T) {
 		{nil, []string{"--config", config}, "fifoq serve: config " + config + ":3:3: create queue jobs: InvalidAttributeValue: Invalid value for the parameter VisibilityTimeout."},
 		{nil, []string{"--queue", "x,DelaySeconds=9999"}, `fifoq serve: --queue "x,DelaySeconds=9999": create queue x: InvalidAttributeValue: Invalid value for the parameter DelaySeconds.`},
 		{[]string{"FIFOQ_QUEUE=a;b,FifoQueue=false,ContentBasedDeduplication=true"}, nil, `fifoq serve: FIFOQ_QUEUE "b,FifoQueue=false,ContentBasedDeduplication=true": create queue b:`},
-		{nil, []string{"--queue", "d,DelaySeconds=1", "--queue", "d,DelaySeconds=2"}, `fifoq serve: --queue "d,DelaySeconds=2": queue d declared twice: QueueAlreadyExists`},
+		{nil, []string{"--queue", "d,DelaySeconds=1", "--queue", "d,DelaySeconds=2"}, `fifoq serve: --queue "d,DelaySeconds=2": queue d declared twice, with other attributes: map[DelaySeconds:1] and map[DelaySeconds:2]`},
 	} {
 		code, stdout, stderr := runProcess(t, tc.env, append([]string{"serve", "--addr", "127.0.0.1:0"}, tc.args...)...)
 		require.Equal(t, 2, code, "%v %v: stderr %s", tc.env, tc.args, stderr)

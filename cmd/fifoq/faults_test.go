@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/sqsapi"
 	"github.com/fifoq/fifoq/storage/storagetest"
@@ -35,15 +36,19 @@ func makeStore(t *testing.T, dir string, n int, memTable uint64) {
 	t.Helper()
 	st, err := durable.Open(dir, durable.WithLogger(slog.New(slog.DiscardHandler)), durable.WithMemTableSize(memTable))
 	require.NoError(t, err)
-	api, err := sqsapi.Open(st)
+	cat, err := catalog.Open(st, catalog.WithDefaultNamespace(catalog.Namespace{Account: "000000000000", Region: "us-east-1"}))
 	require.NoError(t, err)
-	q, err := api.CreateQueue("q", nil)
+	api := sqsapi.NewServer(sqsapi.WithCatalog(cat))
+	_, err = api.DeclareQueue("q", nil)
 	require.NoError(t, err)
+	q, ok := api.Queue("q")
+	require.True(t, ok)
 	for i := range n {
 		_, err := q.Send(context.Background(), fifoq.Message{Body: fmt.Sprintf("%03d-%s", i, strings.Repeat("x", 1000))})
 		require.NoError(t, err)
 	}
 	require.NoError(t, api.Close())
+	require.NoError(t, cat.Close())
 	require.NoError(t, st.Close())
 }
 

@@ -603,6 +603,6 @@ func TestServeDataDirQueues(t *testing.T) {
 	// A queue declared twice: the declarations must agree.
 	err = run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--queue", "jobs,VisibilityTimeout=6",
 		"--queue", "jobs,VisibilityTimeout=7"}, noEnv, io.Discard, &stderr)
-	require.ErrorContains(t, err, "declared twice")
-	require.ErrorContains(t, err, "QueueAlreadyExists")
+	require.ErrorContains(t, err, `--queue "jobs,VisibilityTimeout=7": queue jobs declared twice, with other attributes: `+
+		`map[VisibilityTimeout:6] and map[VisibilityTimeout:7]`)
 }

@@ -31,7 +31,7 @@ func TestServeDefaultsNamespaces(t *testing.T) {
 	cfg, err := parseServe([]string{"--region", "eu-west-1", "--account-id", "123456789012", "--queue", "jobs"}, noEnv, &bytes.Buffer{})
 	require.NoError(t, err)
 	srv := sqsapi.NewServer(sqsapi.WithRegion(cfg.region), sqsapi.WithAccountID(cfg.account))
-	_, err = srv.CreateQueue(cfg.queues[0].Name, cfg.queues[0].Attributes)
+	_, err = srv.DeclareQueue(cfg.queues[0].Name, cfg.queues[0].Attributes)
 	require.NoError(t, err)
 	client := func(region, key string) *sqs.Client {
 		return sqs.New(sqs.Options{Region: region, BaseEndpoint: aws.String("http://localhost"), HTTPClient: srv.HTTPClient(),

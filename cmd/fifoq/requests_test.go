@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/sqsapi"
@@ -139,10 +140,12 @@ func TestServeMetricsLint(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, st.Close()) }()
 	requests := fifoqprom.NewRequestCollector()
-	api, err := sqsapi.Open(st, sqsapi.WithRequestObserver(requests))
+	cat, err := catalog.Open(st, catalog.WithDefaultNamespace(catalog.Namespace{Account: "000000000000", Region: "us-east-1"}))
 	require.NoError(t, err)
+	defer func() { require.NoError(t, cat.Close()) }() // before the store's Close
+	api := sqsapi.NewServer(sqsapi.WithCatalog(cat), sqsapi.WithRequestObserver(requests))
 	defer api.Close()
-	_, err = api.CreateQueue("jobs", nil)
+	_, err = api.DeclareQueue("jobs", nil)
 	require.NoError(t, err)
 	for _, form := range []url.Values{
 		{"Action": {"SendMessage"}, "QueueUrl": {"http://fifoq.test/000000000000/jobs"}, "MessageBody": {"m"}},
@@ -153,7 +156,7 @@ func TestServeMetricsLint(t *testing.T) {
 		resp.Body.Close()
 	}
 
-	reg := newMetricsRegistry(api, st, requests)
+	reg := newMetricsRegistry(cat, st, requests)
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)
 	require.Empty(t, problems)
