@@ -2,6 +2,7 @@ package fifoq
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"time"
 
@@ -41,23 +42,109 @@ const (
 	purgeInterval        = 60 * time.Second
 )
 
-// Checking a message: checkMessage, then requireFIFOIDs. SendBatch runs them apart, as SQS checks a batch:
-// an entry that fails checkParams fails alone and is not looked at by the checks that fail a whole batch;
-// requireFIFOIDs is one of them (2.2, 3.1); then an entry that fails checkContent fails alone.
+// Checking a message: checkMessage, then requireFIFOIDs. SendBatch runs them apart, as SQS checks a batch
+// (checkBatch): an entry that fails checkParams fails alone and is not looked at by the checks that fail a
+// whole batch; requireFIFOIDs is one of them (2.2, 3.1); then an entry that fails checkContent fails alone.
+
+// messageRules are what a message is checked against: the queue's type and name, its maximum message size,
+// and whether it derives a FIFO message's deduplication id from its body.
+type messageRules struct {
+	fifo         bool
+	name         string
+	maxSize      int
+	contentDedup bool
+}
+
+// rules returns the rules of q's messages as its settings are now.
+func (q *Queue) rules() messageRules {
+	c := q.conf()
+	return messageRules{fifo: q.fifo, name: q.name, maxSize: c.maxSize, contentDedup: c.contentDedup}
+}
+
+// CheckMessage returns the error [Queue.Send] of m returns on a queue of the type fifo says before it
+// looks at the queue's own settings: a bad body, attribute, id, delay or trace header, a message larger than
+// any queue takes ([MaxMessageSize]), a FIFO message without a group id; nil otherwise. It sends nothing.
+// The SQS adapter (package sqsadapter) checks each message with it before the network, so that a message
+// fifoq refuses fails the same way against Amazon SQS; a queue's own rules (its maximum message size, a
+// deduplication id on a FIFO queue without content-based deduplication) are left to the queue.
+func CheckMessage(m Message, fifo bool) error {
+	r := messageRules{fifo: fifo, name: "of this type", maxSize: MaxMessageSize, contentDedup: true}
+	if err := r.checkMessage(&m, false); err != nil {
+		return err
+	}
+	if err := r.requireFIFOIDs(&m); err != nil {
+		return err
+	}
+	return nil
+}
+
+// CheckBatch is [CheckMessage] for the messages of a [Queue.SendBatch]: it returns the error that fails the
+// whole call (no entries or more than 10, more than 1 MiB in all, a FIFO entry without a group id), or a
+// *[BatchError] naming the entries that would fail alone, or nil.
+func CheckBatch(ms []Message, fifo bool) error {
+	r := messageRules{fifo: fifo, name: "of this type", maxSize: MaxMessageSize, contentDedup: true}
+	var errs [MaxBatchEntries]error
+	if err := r.checkBatch(ms, errs[:]); err != nil {
+		return err
+	}
+	var failed []EntryError
+	for i, e := range errs {
+		if e != nil {
+			failed = append(failed, EntryError{Index: i, Err: e})
+		}
+	}
+	if failed != nil {
+		return &BatchError{Entries: failed}
+	}
+	return nil
+}
+
+// checkBatch checks the messages of a SendBatch as SQS does: it returns the error that fails the whole
+// batch, or sets errs[i] to the error of each entry i that fails alone (errs has room for MaxBatchEntries).
+func (r messageRules) checkBatch(ms []Message, errs []error) error {
+	if err := rule.BatchLen(len(ms), "SendMessageBatchRequestEntry"); err != nil {
+		return err
+	}
+	total := 0
+	for i := range ms {
+		total += rawSize(&ms[i])
+	}
+	if total > MaxMessageSize {
+		return rule.Reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", MaxMessageSize, total).Says(
+			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", MaxMessageSize, total)
+	}
+	for i := range ms {
+		errs[i] = r.checkParams(&ms[i])
+	}
+	for i := range ms {
+		if errs[i] != nil {
+			continue
+		}
+		if rj := r.requireFIFOIDs(&ms[i]); rj != nil {
+			return rule.WithCode("InvalidParameterValue", fmt.Errorf("entry %d: %w", i, rj))
+		}
+	}
+	for i := range ms {
+		if errs[i] == nil {
+			errs[i] = r.checkContent(&ms[i], true)
+		}
+	}
+	return nil
+}
 
 // checkMessage checks everything about m that does not depend on the other entries of its batch, its size
 // (body plus attributes) included (7.1). batch tells whether m is an entry of a SendBatch, whose AWS message
 // for a message too large differs.
-func (q *Queue) checkMessage(m *Message, batch bool) error {
-	if err := q.checkParams(m); err != nil {
+func (r messageRules) checkMessage(m *Message, batch bool) error {
+	if err := r.checkParams(m); err != nil {
 		return err
 	}
-	return q.checkContent(m, batch)
+	return r.checkContent(m, batch)
 }
 
 // checkParams checks the delay of m, the number of its attributes, that each has a known data type and
 // a value of it, and the length of its trace header: the checks SQS makes first.
-func (q *Queue) checkParams(m *Message) error {
+func (r messageRules) checkParams(m *Message) error {
 	if m.NoDelay && m.Delay != 0 {
 		return rule.Reject(ErrInvalidDelay, "%v with NoDelay, want 0", m.Delay)
 	}
@@ -83,7 +170,7 @@ func (q *Queue) checkParams(m *Message) error {
 
 // checkContent checks the body of m, the names and values of its attributes, its size and its ids, and
 // that a FIFO queue's message has no delay of its own.
-func (q *Queue) checkContent(m *Message, batch bool) error {
+func (r messageRules) checkContent(m *Message, batch bool) error {
 	if m.Body == "" {
 		return rule.Reject(ErrEmptyBody, "empty body")
 	}
@@ -100,13 +187,13 @@ func (q *Queue) checkContent(m *Message, batch bool) error {
 			size += n
 		}
 	}
-	if maxSize := q.conf().maxSize; size > maxSize {
+	if size > r.maxSize {
 		verb := "are invalid"
 		if batch {
 			verb = "cannot be validated"
 		}
-		return rule.Reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, maxSize).Says(
-			"One or more parameters %s. Reason: Message must be shorter than %d bytes.", verb, maxSize)
+		return rule.Reject(ErrMessageTooLarge, "%d bytes, message must be shorter than %d bytes", size, r.maxSize).Says(
+			"One or more parameters %s. Reason: Message must be shorter than %d bytes.", verb, r.maxSize)
 	}
 	if m.GroupID != "" {
 		if err := rule.ID(m.GroupID, ErrInvalidGroupID); err != nil {
@@ -114,7 +201,7 @@ func (q *Queue) checkContent(m *Message, batch bool) error {
 		}
 	}
 	if m.DeduplicationID != "" {
-		if !q.fifo {
+		if !r.fifo {
 			// AWS's words, recorded: a batch entry's failure unframed (aws/aws-sdk-js#4216), a single
 			// send's framed as an invalid value, with a final period.
 			if batch {
@@ -128,7 +215,7 @@ func (q *Queue) checkContent(m *Message, batch bool) error {
 			return err
 		}
 	}
-	if m.Delay > 0 && q.fifo {
+	if m.Delay > 0 && r.fifo {
 		return rule.Reject(ErrInvalidDelay, "%v: FIFO queues take no per-message delay", m.Delay).Says("%s", rule.InvalidValue(
 			rule.Seconds(m.Delay), "DelaySeconds", "The request include parameter that is not valid for this queue type."))
 	}
@@ -137,15 +224,15 @@ func (q *Queue) checkContent(m *Message, batch bool) error {
 
 // requireFIFOIDs checks 2.2 and 3.1 on a FIFO queue: a group id, and a deduplication id unless the queue
 // derives one from the body.
-func (q *Queue) requireFIFOIDs(m *Message) *rule.Rejection {
-	if !q.fifo {
+func (r messageRules) requireFIFOIDs(m *Message) *rule.Rejection {
+	if !r.fifo {
 		return nil
 	}
 	if m.GroupID == "" {
-		return rule.Reject(ErrMissingGroupID, "FIFO queue %s", q.name)
+		return rule.Reject(ErrMissingGroupID, "FIFO queue %s", r.name)
 	}
-	if m.DeduplicationID == "" && !q.conf().contentDedup {
-		return rule.Reject(ErrMissingDeduplicationID, "FIFO queue %s", q.name)
+	if m.DeduplicationID == "" && !r.contentDedup {
+		return rule.Reject(ErrMissingDeduplicationID, "FIFO queue %s", r.name)
 	}
 	return nil
 }

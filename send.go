@@ -2,10 +2,7 @@ package fifoq
 
 import (
 	"context"
-	"fmt"
 	"strings"
-
-	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // Send and SendBatch: a message's checks, its deduplication and its place in the queue.
@@ -35,10 +32,11 @@ func (q *Queue) SendNoWait(ctx context.Context, m Message) (SendResult, Pending,
 	if err := q.check(); err != nil {
 		return SendResult{}, Pending{}, err
 	}
-	if err := q.checkMessage(&m, false); err != nil {
+	rs := q.rules()
+	if err := rs.checkMessage(&m, false); err != nil {
 		return SendResult{}, Pending{}, err
 	}
-	if r := q.requireFIFOIDs(&m); r != nil {
+	if r := rs.requireFIFOIDs(&m); r != nil {
 		return SendResult{}, Pending{}, r
 	}
 	var key string
@@ -72,7 +70,8 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	if err := rule.BatchLen(len(ms), "SendMessageBatchRequestEntry"); err != nil {
+	var errs [MaxBatchEntries]error
+	if err := q.rules().checkBatch(ms, errs[:]); err != nil {
 		return nil, err
 	}
 	var (
@@ -80,32 +79,9 @@ func (q *Queue) SendBatch(ctx context.Context, ms []Message) ([]SendResult, erro
 		keys   [MaxBatchEntries]string
 		seqs   [MaxBatchEntries]uint64
 		dups   [MaxBatchEntries]bool
-		errs   [MaxBatchEntries]error
-		total  int
 	)
-	for i := range ms {
-		total += rawSize(&ms[i])
-	}
-	if total > MaxMessageSize {
-		return nil, rule.Reject(ErrBatchTooLong, "batch requests cannot be longer than %d bytes, you have sent %d bytes", MaxMessageSize, total).Says(
-			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", MaxMessageSize, total)
-	}
-	for i := range ms {
-		errs[i] = q.checkParams(&ms[i])
-	}
-	for i := range ms {
-		if errs[i] != nil {
-			continue
-		}
-		if r := q.requireFIFOIDs(&ms[i]); r != nil {
-			return nil, rule.WithCode("InvalidParameterValue", fmt.Errorf("entry %d: %w", i, r))
-		}
-	}
 	var failed []EntryError
 	for i := range ms {
-		if errs[i] == nil {
-			errs[i] = q.checkContent(&ms[i], true)
-		}
 		if errs[i] != nil {
 			failed = append(failed, EntryError{Index: i, Err: errs[i]})
 			continue
