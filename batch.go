@@ -19,7 +19,7 @@ const (
 	// MaxBatchSize is the largest batch size of a standard queue's mapping; a FIFO queue's is
 	// MaxBatchEntries, and a standard queue's above MaxBatchEntries needs a batching window of a second or
 	// more. A Batcher receives a batch over a Queue in one ReceiveMany.
-	MaxBatchSize = MaxReceiveMany
+	MaxBatchSize = maxReceiveMany
 	// MaxBatchWindow is the longest batching window (MaximumBatchingWindowInSeconds 300).
 	MaxBatchWindow = 5 * time.Minute
 

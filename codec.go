@@ -10,8 +10,8 @@ import (
 	"github.com/fifoq/fifoq/internal/rule"
 )
 
-// maxAttemptReceipts bounds the receipts of one attempt record: a ReceiveMany takes up to MaxReceiveMany.
-const maxAttemptReceipts = MaxReceiveMany
+// maxAttemptReceipts bounds the receipts of one attempt record: a ReceiveMany takes up to maxReceiveMany.
+const maxAttemptReceipts = maxReceiveMany
 
 // The layout of a store. Keys start with a byte that says what they hold:
 //

@@ -22,9 +22,10 @@ const (
 	// default and the maximum of [WithMaxMessageSize]. It is also the most the messages of one
 	// [Queue.SendBatch] may add up to (spec 7.2.2).
 	MaxMessageSize = 1 << 20
-	// MaxReceiveMany is the most messages one [Queue.ReceiveMany] returns.
-	MaxReceiveMany = 10_000
 )
+
+// maxReceiveMany is the most messages one ReceiveMany returns.
+const maxReceiveMany = 10_000
 
 // The other SQS limits (spec §7, 1.2, 1.5, 4.1, 5.1).
 const (

@@ -49,8 +49,8 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, erro
 	return q.receive(ctx, o, maxMessages, wait, vt)
 }
 
-// ReceiveMany is [Queue.Receive] with room for more messages: o.MaxMessages may be 1..10,000
-// ([MaxReceiveMany]), where Receive takes at most 10, as SQS does. On a FIFO queue one call can then take
+// ReceiveMany is [Queue.Receive] with room for more messages: o.MaxMessages may be 1..10,000, where Receive
+// takes at most 10, as SQS does. On a FIFO queue one call can then take
 // more than 10 messages of one group, which a second call would not return while the first ones are in
 // flight. The other options, the long poll and the errors are those of Receive.
 //
@@ -58,7 +58,7 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Delivery, erro
 // all: a retry by Receive, or by a ReceiveMany with a smaller o.MaxMessages (counting it as 10 if smaller),
 // of an attempt that returned more returns ErrAttemptNotRetryable and changes nothing.
 func (q *Queue) ReceiveMany(ctx context.Context, o ReceiveOptions) ([]Delivery, error) {
-	maxMessages, wait, vt, err := q.receiveParams(o, MaxReceiveMany)
+	maxMessages, wait, vt, err := q.receiveParams(o, maxReceiveMany)
 	if err != nil {
 		return nil, err
 	}

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/durable"
-	"github.com/fifoq/fifoq/sqsapi"
 )
 
 // BenchmarkWireDurable is BenchmarkWire's cycle (SendMessageBatch of 10, ReceiveMessage of 10,
 // DeleteMessageBatch) from 4 clients, down the handler and loopback-nosdk paths, on a server whose queues
 // are in memory (store=memory, sqsapi.NewServer) and on one over a store in a temporary directory
-// (sqsapi.Open over durable.Open: store=pebble, a sync per acknowledgement, and store=pebble-every100ms,
+// (a catalogue kept in durable.Open's store, catalog.Open, served by sqsapi: store=pebble, a sync per acknowledgement, and store=pebble-every100ms,
 // durable.WithSyncEvery(100ms)), so that cpu-ns/msg, the CPU the process spends per message, can be
 // compared in one run: what a durable server (fifoq serve --data-dir) costs over an in-memory one. The
 // temporary directory must be on a real disk. Run:
@@ -69,17 +69,14 @@ func bnSetupStore(b *testing.B, fifo bool, opts []durable.Option) *bnEnv {
 		}
 	})
 	clk := fifoq.NewManualClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-	srv, err := sqsapi.Open(st, sqsapi.WithClock(clk), sqsapi.WithRegion(bnRegion), sqsapi.WithAccountID(bnAccount))
+	srv, err := drServe(st, catalog.Namespace{Account: bnAccount, Region: bnRegion}, []catalog.Option{catalog.WithClock(clk)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	name, attrs := "bench", map[string]string{"VisibilityTimeout": "43200"}
-	if fifo {
-		name, attrs["FifoQueue"] = "bench.fifo", "true"
-	}
-	q, err := srv.CreateQueue(name, attrs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &bnEnv{clk: clk, srv: srv, q: q, fifo: fifo, path: "/" + bnAccount + "/" + name}
+	b.Cleanup(func() { // before the store's Close, registered earlier
+		if err := drClose(srv); err != nil {
+			b.Error(err)
+		}
+	})
+	return bnEnvOf(b, clk, srv, fifo)
 }

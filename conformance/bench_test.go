@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -29,7 +30,7 @@ import (
 // with 100-byte bodies, on a standard queue and on a FIFO queue (100 groups, explicit deduplication ids),
 // down five paths, so the cost of each layer can be quoted as a ratio to the first, measured in the same run:
 //
-//	queue           the same calls on the *fifoq.Queue directly (Send or SendBatch, Receive, DeleteBatch)
+//	queue           the same calls on the catalogue's queue directly (Send or SendBatch, Receive, DeleteBatch)
 //	handler         the server alone: pre-encoded JSON-protocol requests handed to ServeHTTP, responses
 //	                scanned for receipt handles (the benchmark's side allocates nothing per cycle)
 //	loopback-nosdk  the same requests over TCP to an httptest.Server with a plain net/http client (keep-alive
@@ -123,7 +124,7 @@ type bnClient interface {
 type bnEnv struct {
 	clk  *fifoq.ManualClock
 	srv  *sqsapi.Server
-	q    *fifoq.Queue
+	q    catalog.Queue
 	fifo bool
 	path string // the queue URL's path: /account/name
 }
@@ -132,6 +133,11 @@ func bnSetup(b *testing.B, fifo bool) *bnEnv {
 	bnIDs()
 	clk := fifoq.NewManualClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := sqsapi.NewServer(sqsapi.WithClock(clk), sqsapi.WithRegion(bnRegion), sqsapi.WithAccountID(bnAccount))
+	return bnEnvOf(b, clk, srv, fifo)
+}
+
+// bnEnvOf creates the benchmark's queue on srv and returns the environment of it.
+func bnEnvOf(b *testing.B, clk *fifoq.ManualClock, srv *sqsapi.Server, fifo bool) *bnEnv {
 	// The longest visibility timeout, 12 hours of clock (14 million messages): with 4 clients, one that is
 	// descheduled between its receive and its delete while the others advance the clock must not find its
 	// receipt handles expired.
@@ -139,9 +145,12 @@ func bnSetup(b *testing.B, fifo bool) *bnEnv {
 	if fifo {
 		name, attrs["FifoQueue"] = "bench.fifo", "true"
 	}
-	q, err := srv.CreateQueue(name, attrs)
-	if err != nil {
+	if _, err := srv.DeclareQueue(name, attrs); err != nil {
 		b.Fatal(err)
+	}
+	q, ok := srv.Queue(name)
+	if !ok {
+		b.Fatalf("no queue %s after DeclareQueue", name)
 	}
 	return &bnEnv{clk: clk, srv: srv, q: q, fifo: fifo, path: "/" + bnAccount + "/" + name}
 }
@@ -330,7 +339,7 @@ func bnCPU() time.Duration {
 
 // bnQueueClient is the queue path: the *fifoq.Queue's own methods.
 type bnQueueClient struct {
-	q       *fifoq.Queue
+	q       catalog.Queue
 	fifo    bool
 	msgs    []fifoq.Message
 	handles []string

@@ -46,13 +46,13 @@ func Example_sdkInProcess() {
 		HTTPClient:   srv.HTTPClient(),              // calls the server in process
 		Credentials:  aws.AnonymousCredentials{},
 	})
-	if _, err := srv.CreateQueue("orders.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"}); err != nil {
+	if _, err := srv.DeclareQueue("orders.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"}); err != nil {
 		log.Fatal(err)
 	}
 	if err := placeOrder(ctx, client, "order-1"); err != nil { // the code under test uses client
 		log.Fatal(err)
 	}
-	q, _ := srv.Queue("orders.fifo") // the *fifoq.Queue behind the URL, to look at with Messages() or Stats()
+	q, _ := srv.Queue("orders.fifo") // the queue behind the URL, to look at with Messages() or Stats()
 	for m := range q.Messages() {
 		fmt.Println(m.GroupID, m.Body)
 	}

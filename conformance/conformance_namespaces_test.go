@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -130,11 +131,11 @@ func TestNsSameNameApart(t *testing.T) {
 		&sqs.GetQueueUrlInput{QueueName: aws.String("orders"), QueueOwnerAWSAccountId: aws.String("111111111111")})
 	require.NoError(t, err)
 	require.Equal(t, urls[2], aws.ToString(got.QueueUrl))
-	// Server.Queue and Server.CreateQueue are of the default namespace; Queues has them all.
+	// Server.Queue is of the default namespace; the catalogue's Queues has them all.
 	q, ok := srv.Queue("orders")
 	require.True(t, ok)
 	require.Equal(t, "orders", q.Name())
-	require.Len(t, srv.Queues(), 2*len(spaces)+1)
+	require.Len(t, srv.Catalog().Queues(), 2*len(spaces)+1)
 }
 
 // Without a credential scope, the region is the first label of the host that is a region name; a signed
@@ -528,7 +529,8 @@ func TestNsDurableRestart(t *testing.T) {
 			// Other defaults: the queues stay where they were made.
 			d.stop(false)
 			d.st = d.openStore()
-			d.srv, err = sqsapi.Open(d.st, sqsapi.WithClock(d.clk), sqsapi.WithRegion("eu-west-1"), sqsapi.WithAccountID("111111111111"))
+			d.srv, err = drServe(d.st, catalog.Namespace{Account: "111111111111", Region: "eu-west-1"},
+				[]catalog.Option{catalog.WithClock(d.clk)})
 			require.NoError(t, err)
 			d.c = sdClient(d.srv, sdStatic("AKID", "secret"))
 			unsigned := nsClient(d.srv, "", "", "http://localhost") // the new defaults

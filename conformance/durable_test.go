@@ -1,6 +1,6 @@
 package conformance_test
 
-// Tests of a durable server (sqsapi.Open, TestDr*): what survives a restart, clean or a crash. They run on
+// Tests of a durable server (a catalogue kept in a store, catalog.Open, served by sqsapi, TestDr*): what survives a restart, clean or a crash. They run on
 // the in-memory engine of storage/storagetest, whose disk outlives the engine and whose Crash loses what was not
 // synced, and on durable.Open in a temporary directory. Time moves only on the manual clock.
 
@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/sqsapi"
 	"github.com/fifoq/fifoq/storage/storagetest"
@@ -69,12 +70,32 @@ func (d *drEnv) openStore() *fifoq.Store {
 	return st
 }
 
+// drDefaultNS is the default account and region of a server made with no WithAccountID or WithRegion.
+var drDefaultNS = catalog.Namespace{Account: "000000000000", Region: "us-east-1"}
+
+// drServe opens the catalogue kept in st with catOpts, ns its default namespace if st records none yet, and
+// returns a server over it whose default account and region are ns, with opts. Close it with drClose.
+func drServe(st *fifoq.Store, ns catalog.Namespace, catOpts []catalog.Option, opts ...sqsapi.Option) (*sqsapi.Server, error) {
+	cat, err := catalog.Open(st, append([]catalog.Option{catalog.WithDefaultNamespace(ns)}, catOpts...)...)
+	if err != nil {
+		return nil, err
+	}
+	return sqsapi.NewServer(append([]sqsapi.Option{sqsapi.WithCatalog(cat), sqsapi.WithAccountID(ns.Account),
+		sqsapi.WithRegion(ns.Region)}, opts...)...), nil
+}
+
+// drClose closes a server of drServe and then its catalogue, which stops its move tasks and waits for them:
+// the store can be closed after it.
+func drClose(srv *sqsapi.Server) error {
+	return errors.Join(srv.Close(), srv.Catalog().Close())
+}
+
 // open opens the store and the server on it.
 func (d *drEnv) open() {
 	d.t.Helper()
 	d.st = d.openStore()
-	srv, err := sqsapi.Open(d.st, sqsapi.WithClock(d.clk))
-	require.NoError(d.t, err, "sqsapi.Open")
+	srv, err := drServe(d.st, drDefaultNS, []catalog.Option{catalog.WithClock(d.clk)})
+	require.NoError(d.t, err, "catalog.Open")
 	d.srv, d.c = srv, sdClient(srv, sdStatic("AKIDSDKTEST", "sdk-test-secret"))
 }
 
@@ -86,7 +107,7 @@ func (d *drEnv) stop(crash bool) {
 		d.eng.Crash()
 		return
 	}
-	require.NoError(d.t, d.srv.Close(), "Server.Close")
+	require.NoError(d.t, drClose(d.srv), "Server.Close, Catalog.Close")
 	require.NoError(d.t, d.st.Close(), "Store.Close")
 }
 
@@ -276,10 +297,14 @@ func TestDrRestart(t *testing.T) {
 			require.Empty(t, got, "a is in flight in the dead-letter queue")
 
 			// A CreateQueue of a stored queue: the same attributes return it, different ones are refused.
-			_, err := d.srv.CreateQueue("jobs", sdKV("VisibilityTimeout", "45", "MaximumMessageSize", "2048"))
+			cat := d.srv.Catalog()
+			_, err := cat.CreateQueue(d.ctx, drDefaultNS, "jobs", catalog.Definition{VisibilityTimeout: 45 * time.Second,
+				MaxMessageSize: 2048}, catalog.FieldVisibilityTimeout|catalog.FieldMaxMessageSize)
 			require.NoError(t, err, "CreateQueue with the stored attributes")
-			_, err = d.srv.CreateQueue("jobs", sdKV("VisibilityTimeout", "30"))
-			require.ErrorContains(t, err, sdQueueExists, "CreateQueue with another VisibilityTimeout")
+			_, err = cat.CreateQueue(d.ctx, drDefaultNS, "jobs", catalog.Definition{VisibilityTimeout: 30 * time.Second},
+				catalog.FieldVisibilityTimeout)
+			require.ErrorIs(t, err, catalog.ErrQueueExists, "CreateQueue with another VisibilityTimeout")
+			require.Equal(t, sdQueueExists, fifoq.ErrorCode(err), "CreateQueue with another VisibilityTimeout: %v", err)
 		})
 	}
 }
@@ -493,16 +518,16 @@ func TestDrTraceHeaders(t *testing.T) {
 // TestDrOpenErrors: Open refuses a nil store, and a store whose queues are open already.
 func TestDrOpenErrors(t *testing.T) {
 	t.Parallel()
-	_, err := sqsapi.Open(nil)
+	_, err := catalog.Open(nil)
 	require.Error(t, err)
 
 	d := drMemory(t)
 	d.create("q", nil)
-	_, err = sqsapi.Open(d.st)
-	require.ErrorIs(t, err, fifoq.ErrQueueOpen, "a second server on the same store")
+	_, err = catalog.Open(d.st)
+	require.ErrorIs(t, err, fifoq.ErrQueueOpen, "a second catalogue on the same store")
 }
 
-// TestDrMoveTaskClose: Close cancels a running move task and waits for it.
+// TestDrMoveTaskClose: Close (the server's, then the catalogue's) cancels a running move task and waits for it.
 func TestDrMoveTaskClose(t *testing.T) {
 	t.Parallel()
 	d := drMemory(t)
@@ -516,7 +541,7 @@ func TestDrMoveTaskClose(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, aws.ToString(out.TaskHandle))
 	done := make(chan error, 1)
-	go func() { done <- d.srv.Close() }()
+	go func() { done <- drClose(d.srv) }()
 	require.NoError(t, sdAwait(t, done, "Close"))
 	tasks, err := d.c.ListMessageMoveTasks(d.ctx, &sqs.ListMessageMoveTasksInput{SourceArn: aws.String(sdArn("dlq"))})
 	require.NoError(t, err)

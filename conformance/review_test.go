@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -147,6 +148,15 @@ func (e *rvEnv) receive(name string) []rvMessage {
 	return out.Messages
 }
 
+// def returns the catalogue's definition of a queue of the server's default account and region.
+func (e *rvEnv) def(name string) catalog.Definition {
+	e.t.Helper()
+	cat := e.srv.Catalog()
+	d, ok := cat.Definition(cat.DefaultNamespace(), name)
+	require.True(e.t, ok, "no definition of %s", name)
+	return d
+}
+
 func (e *rvEnv) sources(dlq string) []string {
 	e.t.Helper()
 	var out struct{ QueueUrls []string }
@@ -187,9 +197,8 @@ func TestRvDeletedDeadLetterQueue(t *testing.T) {
 	require.Equal(t, rvRedrive("rv-dlq", 1), e.attrs("rv-src", "RedrivePolicy")["RedrivePolicy"],
 		"the RedrivePolicy the user set, while its dead-letter queue is gone")
 	require.Equal(t, rvRedrive("rv-dlq", 1), e.attrs("rv-src", "All")["RedrivePolicy"])
-	q, ok := e.srv.Queue("rv-src")
-	require.True(t, ok)
-	require.Nil(t, q.Attributes().DeadLetterQueue, "the fifoq queue has no dead-letter queue meanwhile")
+	require.Equal(t, catalog.RedrivePolicy{DeadLetterQueue: "rv-dlq", MaxReceiveCount: 1, Pending: true}, e.def("rv-src").RedrivePolicy,
+		"the catalogue holds the policy pending: the queue has no dead-letter queue meanwhile")
 
 	// Other attributes can change meanwhile; the policy stays pending.
 	e.ok("SetQueueAttributes", rvKV{"QueueUrl": rvURL("rv-src"), "Attributes": map[string]string{"DelaySeconds": "0"}}, nil)
@@ -225,10 +234,19 @@ func TestRvPendingRedrivePolicy(t *testing.T) {
 	e.ok("SetQueueAttributes", rvKV{"QueueUrl": rvURL("rv-dlq"), "Attributes": map[string]string{
 		"RedriveAllowPolicy": `{"redrivePermission":"byQueue","sourceQueueArns":["` + rvARN + `rv-a","` + rvARN + `rv-b"]}`}}, nil)
 	require.Equal(t, []string{rvURL("rv-a")}, e.sources("rv-dlq"), "rv-a is back; rv-b dropped its policy")
-	q, _ := e.srv.Queue("rv-a")
-	dlq, _ := e.srv.Queue("rv-dlq")
-	require.Same(t, dlq, q.Attributes().DeadLetterQueue)
-	require.Equal(t, 2, q.Attributes().MaxReceiveCount)
+	require.Equal(t, catalog.RedrivePolicy{DeadLetterQueue: "rv-dlq", MaxReceiveCount: 2}, e.def("rv-a").RedrivePolicy, "bound")
+	// rv-a's live dead-letter queue is the new rv-dlq, with maxReceiveCount 2: a message received twice moves
+	// there on the next receive.
+	id := e.send("rv-a", "m")
+	for receive := 1; receive <= 2; receive++ {
+		ms := e.receive("rv-a")
+		require.Len(t, ms, 1, "receive %d", receive)
+		require.Equal(t, id, ms[0].MessageId)
+	}
+	require.Empty(t, e.receive("rv-a"), "received twice: the third receive moves it to rv-dlq")
+	ms := e.receive("rv-dlq")
+	require.Len(t, ms, 1, "the message is in rv-dlq")
+	require.Equal(t, id, ms[0].MessageId)
 }
 
 // A SetQueueAttributes that gives a queue a RedrivePolicy, racing the DeleteQueue of its dead-letter queue,
@@ -237,18 +255,27 @@ func TestRvRedrivePolicyRacesDelete(t *testing.T) {
 	t.Parallel()
 	e := rvSetup(t)
 	e.create("rv-src", nil)
+	// A message received 5 times: were rv-src given a dead-letter queue with maxReceiveCount 5, its next
+	// receive would move it there.
+	id := e.send("rv-src", "survivor")
+	for range 5 {
+		require.Len(t, e.receive("rv-src"), 1)
+	}
 	for round := range 200 {
 		dlq := "rv-dlq-" + strconv.Itoa(round)
 		e.create(dlq, nil)
-		deleted, _ := e.srv.Queue(dlq)
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			e.call("SetQueueAttributes", rvKV{"QueueUrl": rvURL("rv-src"), "Attributes": map[string]string{"RedrivePolicy": rvRedrive(dlq, 5)}})
 		})
 		wg.Go(func() { e.call("DeleteQueue", rvKV{"QueueUrl": rvURL(dlq)}) })
 		wg.Wait()
-		q, _ := e.srv.Queue("rv-src")
-		require.NotSame(t, deleted, q.Attributes().DeadLetterQueue, "round %d: rv-src moves failed messages into the deleted %s", round, dlq)
+		// Every dead-letter queue so far is deleted: rv-src has no policy or a pending one, and keeps the message.
+		p := e.def("rv-src").RedrivePolicy
+		require.True(t, p.DeadLetterQueue == "" || p.Pending, "round %d: policy %+v bound to a deleted queue", round, p)
+		ms := e.receive("rv-src")
+		require.Len(t, ms, 1, "round %d: rv-src moves failed messages into the deleted %s", round, dlq)
+		require.Equal(t, id, ms[0].MessageId)
 	}
 }
 
@@ -438,7 +465,7 @@ func TestRvLargeQueryForms(t *testing.T) {
 
 func BenchmarkRvQueryBatchForm(b *testing.B) {
 	srv := sqsapi.NewServer()
-	if _, err := srv.CreateQueue("rv-form", nil); err != nil {
+	if _, err := srv.DeclareQueue("rv-form", nil); err != nil {
 		b.Fatal(err)
 	}
 	for _, n := range []int{10, 1000, 9990} {

@@ -1,7 +1,7 @@
 package conformance_test
 
-// The durable server of the spec §12 scenarios (scDurable): the wire driver over sqsapi.Open on a store of
-// the in-memory engine, which the restart mode restarts before every request.
+// The durable server of the spec §12 scenarios (scDurable): the wire driver over a server of a catalogue
+// kept in a store (catalog.Open) of the in-memory engine, which the restart mode restarts before every request.
 
 import (
 	"fmt"
@@ -12,11 +12,12 @@ import (
 	"testing"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
 
-// scDurable is an sqs.HTTPClient that serves each request with a durable server (sqsapi.Open) on a fresh
+// scDurable is an sqs.HTTPClient that serves each request with a durable server (drServe) on a fresh
 // disk of the in-memory engine (internal/storagetest.Memory), on the scenario's clock. With restarts, before each
 // request but the first it stops the server and its store (closes them, or crashes the engine) and opens
 // them again on the same disk and clock: every answer, and so every check of a scenario, comes from a server
@@ -72,16 +73,18 @@ func (d *scDurable) openLocked() error {
 		return fmt.Errorf("durable driver: opening the store: %w", err)
 	}
 	d.eng, d.st = eng, st
-	if d.srv, err = sqsapi.Open(d.st, scServerOptions(d.clk)...); err != nil {
-		return fmt.Errorf("durable driver: sqsapi.Open after %d restarts: %w", d.restarts, err)
+	d.srv, err = drServe(d.st, catalog.Namespace{Account: scAccount, Region: scRegion}, []catalog.Option{catalog.WithClock(d.clk)},
+		scServerOptions(d.clk)...)
+	if err != nil {
+		return fmt.Errorf("durable driver: catalog.Open after %d restarts: %w", d.restarts, err)
 	}
 	return nil
 }
 
 // closeLocked closes the server and its store.
 func (d *scDurable) closeLocked() error {
-	if err := d.srv.Close(); err != nil {
-		return fmt.Errorf("durable driver: Server.Close: %w", err)
+	if err := drClose(d.srv); err != nil {
+		return fmt.Errorf("durable driver: Server.Close, Catalog.Close: %w", err)
 	}
 	if err := d.st.Close(); err != nil {
 		return fmt.Errorf("durable driver: Store.Close: %w", err)
@@ -110,7 +113,7 @@ func (d *scDurable) Do(req *http.Request) (*http.Response, error) {
 }
 
 // restartLocked stops the server and its store and opens them again, unless a move task has started. The
-// restarts alternate between a clean one (Server.Close, Store.Close) and a crash of the engine, which loses
+// restarts alternate between a clean one (Server.Close, Catalog.Close, Store.Close) and a crash of the engine, which loses
 // what was not synced: what a request acknowledged must be on the disk already.
 func (d *scDurable) restartLocked() error {
 	if d.tasked.Load() {
@@ -121,8 +124,8 @@ func (d *scDurable) restartLocked() error {
 			return err
 		}
 	} else {
-		if err := d.srv.Close(); err != nil {
-			return fmt.Errorf("durable driver: Server.Close: %w", err)
+		if err := drClose(d.srv); err != nil {
+			return fmt.Errorf("durable driver: Server.Close, Catalog.Close: %w", err)
 		}
 		d.eng.Crash()
 	}

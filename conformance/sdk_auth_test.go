@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -124,8 +126,9 @@ func TestSdRegionAndAccount(t *testing.T) {
 	q, ok := srv.Queue("sd-region")
 	require.True(t, ok)
 	require.NotNil(t, q)
-	// Server.CreateQueue, from Go, shares the registry with the API.
-	_, err = srv.CreateQueue("sd-go", map[string]string{"VisibilityTimeout": "7"})
+	// The server's catalogue, from Go, shares the registry with the API, in the server's default account and region.
+	_, err = srv.Catalog().CreateQueue(t.Context(), catalog.Namespace{Account: "123456789012", Region: "eu-west-1"}, "sd-go",
+		catalog.Definition{VisibilityTimeout: 7 * time.Second}, catalog.FieldVisibilityTimeout)
 	require.NoError(t, err)
 	u, err := c.GetQueueUrl(t.Context(), &sqs.GetQueueUrlInput{QueueName: aws.String("sd-go")})
 	require.NoError(t, err)

@@ -18,9 +18,9 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/snsapi"
 	"github.com/fifoq/fifoq/sqsapi"
+	snstopic "github.com/fifoq/fifoq/topic"
 )
 
 // SNS through aws-sdk-go-v2's sns client, on the endpoint that also serves SQS (snsapi.Route), as fifoq
@@ -83,7 +83,7 @@ func TestSNSSDKFanOut(t *testing.T) {
 	big, err := sqc.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: queues["big"], MaxNumberOfMessages: 10})
 	require.NoError(t, err)
 	require.Len(t, big.Messages, 1, "the filter policy lets 250 through only")
-	env, err := fifoq.ParseEnvelope(aws.ToString(big.Messages[0].Body))
+	env, err := snstopic.ParseEnvelope(aws.ToString(big.Messages[0].Body))
 	require.NoError(t, err)
 	require.Equal(t, "order of 250", env.Message)
 	resp, err := http.Get(env.SigningCertURL)

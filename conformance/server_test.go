@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsapi"
 	"github.com/fifoq/fifoq/storage/storagetest"
 )
@@ -155,22 +156,22 @@ func TestSvBeginShutdownLosesNothing(t *testing.T) {
 	}
 }
 
-// Queues returns the server's queues sorted by name, and follows creations and deletions.
+// The catalogue's Queues returns the server's queues sorted by name, and follows creations and deletions.
 func TestSvQueues(t *testing.T) {
 	t.Parallel()
 	srv := sqsapi.NewServer()
-	require.Empty(t, srv.Queues())
+	require.Empty(t, srv.Catalog().Queues())
 	for _, name := range []string{"c", "a.fifo", "b"} {
 		var attrs map[string]string
 		if strings.HasSuffix(name, ".fifo") {
 			attrs = map[string]string{"FifoQueue": "true"}
 		}
-		_, err := srv.CreateQueue(name, attrs)
+		_, err := srv.DeclareQueue(name, attrs)
 		require.NoError(t, err)
 	}
 	names := func() []string {
 		var out []string
-		for _, q := range srv.Queues() {
+		for _, q := range srv.Catalog().Queues() {
 			out = append(out, q.Name())
 		}
 		return out
@@ -304,7 +305,7 @@ func TestSvLogs(t *testing.T) {
 	st, err := fifoq.OpenStore(eng, "disk")
 	require.NoError(t, err)
 	var logs svLog
-	srv, err := sqsapi.Open(st, sqsapi.WithLogger(slog.New(&logs)))
+	srv, err := drServe(st, drDefaultNS, []catalog.Option{catalog.WithLogger(slog.New(&logs))}, sqsapi.WithLogger(slog.New(&logs)))
 	require.NoError(t, err)
 	c := svClient(srv)
 	url := svCreate(t, c, "orders", nil)
@@ -342,6 +343,6 @@ func TestSvLogs(t *testing.T) {
 	require.Equal(t, "SendMessage", failed[0].attrs["action"])
 	require.Equal(t, "orders", failed[0].attrs["queue"])
 	require.Contains(t, failed[0].attrs["error"], "disk full")
-	require.NoError(t, srv.Close())
+	require.NoError(t, drClose(srv))
 	require.ErrorContains(t, st.Close(), "disk full", "the Close of a failed store says why")
 }

@@ -188,7 +188,7 @@ type smokeSendMessageResponse struct {
 func TestSmokeQueryProtocol(t *testing.T) {
 	t.Parallel()
 	srv := sqsapi.NewServer()
-	_, err := srv.CreateQueue("legacy", nil)
+	_, err := srv.DeclareQueue("legacy", nil)
 	require.NoError(t, err)
 
 	form := url.Values{

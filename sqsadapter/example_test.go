@@ -23,7 +23,7 @@ func Example() {
 	defer cancel()
 
 	srv := sqsapi.NewServer()
-	if _, err := srv.CreateQueue("orders.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"}); err != nil {
+	if _, err := srv.DeclareQueue("orders.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"}); err != nil {
 		log.Fatal(err)
 	}
 	client := sqs.New(sqs.Options{

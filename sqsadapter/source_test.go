@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsadapter"
 	"github.com/fifoq/fifoq/sqsapi"
 )
@@ -81,10 +82,12 @@ func setup(t *testing.T, opts ...sqsapi.Option) *env {
 }
 
 // queue creates a queue with SQS attributes and returns a Source over it, and the queue itself.
-func (e *env) queue(t *testing.T, name string, attrs map[string]string, opts ...sqsadapter.Option) (*sqsadapter.Source, *fifoq.Queue) {
+func (e *env) queue(t *testing.T, name string, attrs map[string]string, opts ...sqsadapter.Option) (*sqsadapter.Source, catalog.Queue) {
 	t.Helper()
-	q, err := e.srv.CreateQueue(name, attrs)
-	require.NoError(t, err, "CreateQueue(%s, %v)", name, attrs)
+	_, err := e.srv.DeclareQueue(name, attrs)
+	require.NoError(t, err, "DeclareQueue(%s, %v)", name, attrs)
+	q, ok := e.srv.Queue(name)
+	require.True(t, ok, "queue %s after DeclareQueue", name)
 	out, err := e.client.GetQueueUrl(t.Context(), &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
 	require.NoError(t, err)
 	return sqsadapter.New(e.client, aws.ToString(out.QueueUrl), opts...), q
