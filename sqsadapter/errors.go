@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // A rule matches an SQS error to a fifoq sentinel: by its code (without the "AWS.SimpleQueueService."
@@ -38,6 +39,14 @@ var rules = []rule{
 	{"InvalidParameterValue", []string{"waittimeseconds", "wait time"}, fifoq.ErrInvalidWaitTime},
 	{"InvalidParameterValue", []string{"visibilitytimeout", "visibility timeout"}, fifoq.ErrInvalidVisibilityTimeout},
 	{"InvalidParameterValue", []string{"receiverequestattemptid", "attempt id"}, fifoq.ErrInvalidAttemptID},
+	{"MissingParameter", []string{"messagegroupid"}, fifoq.ErrMissingGroupID},
+	{"InvalidParameterValue", []string{"contentbaseddeduplication enabled or messagededuplicationid"}, fifoq.ErrMissingDeduplicationID},
+	{"InvalidParameterValue", []string{"message must be shorter"}, fifoq.ErrMessageTooLarge},
+	{"InvalidMessageContents", nil, fifoq.ErrInvalidMessageContents},
+	{"BatchRequestTooLong", nil, fifoq.ErrBatchTooLong},
+	{"PurgeQueueInProgress", nil, fifoq.ErrPurgeInProgress},
+	{"NonExistentQueue", nil, catalog.ErrQueueDoesNotExist},
+	{"QueueDoesNotExist", nil, catalog.ErrQueueDoesNotExist},
 }
 
 // sentinelFor returns the fifoq sentinel an SQS error code and message stand for, or nil.

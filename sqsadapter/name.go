@@ -9,3 +9,6 @@ func (s *Source) Name() string {
 	u := strings.TrimRight(s.url, "/")
 	return u[strings.LastIndexByte(u, '/')+1:]
 }
+
+// URL returns the URL of the queue, as New was given it or Open found it.
+func (s *Source) URL() string { return s.url }

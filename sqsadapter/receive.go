@@ -3,8 +3,10 @@ package sqsadapter
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,7 +135,46 @@ func sendZeros(names []string) func(*sqs.Options) {
 	for _, name := range names {
 		fmt.Fprintf(&fields, "%q:0,", name)
 	}
-	mw := middleware.SerializeMiddlewareFunc("sqsadapter.SendZeros", func(ctx context.Context,
+	return patchBody("sqsadapter.SendZeros", func(body []byte) ([]byte, error) {
+		patched := append([]byte{'{'}, fields.Bytes()...)
+		if rest := bytes.TrimSpace(body[1:]); rest[0] == '}' {
+			patched = patched[:len(patched)-1] // no member follows: drop the last comma
+		}
+		return append(patched, body[1:]...), nil
+	})
+}
+
+// sendEntryZeros is sendZeros for the entries of a batch call: it sends field as an explicit 0 in each
+// entry of the list member list whose Id is one of ids.
+func sendEntryZeros(list string, ids []string, field string) func(*sqs.Options) {
+	return patchBody("sqsadapter.SendEntryZeros", func(body []byte) ([]byte, error) {
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(body, &doc); err != nil {
+			return nil, err
+		}
+		var entries []map[string]json.RawMessage
+		if err := json.Unmarshal(doc[list], &entries); err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			var id string
+			if err := json.Unmarshal(e["Id"], &id); err == nil && slices.Contains(ids, id) {
+				e[field] = json.RawMessage("0")
+			}
+		}
+		raw, err := json.Marshal(entries)
+		if err != nil {
+			return nil, err
+		}
+		doc[list] = raw
+		return json.Marshal(doc)
+	})
+}
+
+// patchBody makes a call rewrite its serialized JSON body with patch, before its length and signature are
+// computed. It refuses a request of another protocol: the SDK's SQS client speaks JSON.
+func patchBody(id string, patch func(body []byte) ([]byte, error)) func(*sqs.Options) {
+	mw := middleware.SerializeMiddlewareFunc(id, func(ctx context.Context,
 		in middleware.SerializeInput, next middleware.SerializeHandler,
 	) (middleware.SerializeOutput, middleware.Metadata, error) {
 		req, ok := in.Request.(*smithyhttp.Request)
@@ -155,13 +196,11 @@ func sendZeros(names []string) func(*sqs.Options) {
 		if len(body) < 2 || body[0] != '{' {
 			return middleware.SerializeOutput{}, middleware.Metadata{}, fmt.Errorf("sqsadapter: request body %q is not a JSON object", body)
 		}
-		patched := append([]byte{'{'}, fields.Bytes()...)
-		if rest := bytes.TrimSpace(body[1:]); rest[0] == '}' {
-			patched = patched[:len(patched)-1] // no member follows: drop the last comma
-		}
-		patched = append(patched, body[1:]...)
-		req, err := req.SetStream(bytes.NewReader(patched))
+		patched, err := patch(body)
 		if err != nil {
+			return middleware.SerializeOutput{}, middleware.Metadata{}, fmt.Errorf("sqsadapter: rewrite request: %w", err)
+		}
+		if req, err = req.SetStream(bytes.NewReader(patched)); err != nil {
 			return middleware.SerializeOutput{}, middleware.Metadata{}, fmt.Errorf("sqsadapter: set request: %w", err)
 		}
 		in.Request = req

@@ -1,0 +1,364 @@
+package sqsadapter_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/sqsadapter"
+	"github.com/fifoq/fifoq/sqsapi"
+)
+
+// One behaviour suite, three targets: the scenarios below are written once against fifoq's interfaces
+// (fifoq.QueueClient), and run over a *fifoq.Queue in process, over sqsadapter against fifoq serve's SQS
+// API, and over sqsadapter against moto's server, a third-party SQS implementation. Administration (making
+// the queues) is each target's own, as it is a program's: in process with fifoq.New, over the wire with
+// CreateQueue. Where a target is known to answer otherwise than AWS, the scenario says so, with the
+// evidence, rather than being skipped silently.
+
+// queueSpec is a queue a scenario needs.
+type queueSpec struct {
+	name         string
+	contentDedup bool
+	dlq          string // the name of its dead-letter queue, made before it; "" for none
+	maxReceives  int
+}
+
+// A target makes queues and hands them out as QueueClients.
+type target struct {
+	name string
+	// queue makes the queue of spec (named uniquely by the target) and returns it.
+	queue func(t *testing.T, spec queueSpec) fifoq.QueueClient
+	// known holds, by a short name, the answers this target is known to give otherwise than AWS, with the
+	// evidence: a scenario asks differs before it checks such an answer, and checks the target's instead.
+	known map[string]string
+}
+
+// differs reports whether the target answers the case otherwise than AWS, and logs why when it does.
+func (tg *target) differs(t *testing.T, what string) bool {
+	t.Helper()
+	why, ok := tg.known[what]
+	if ok {
+		t.Logf("%s answers %s otherwise than AWS: %s", tg.name, what, why)
+	}
+	return ok
+}
+
+// scenario is one behaviour, run on each target.
+type scenario struct {
+	name string
+	run  func(t *testing.T, tg *target)
+}
+
+// receiveAll short-polls q until a poll returns nothing, and returns what it got.
+func receiveAll(t *testing.T, q fifoq.QueueClient, o fifoq.ReceiveOptions) []fifoq.Delivery {
+	t.Helper()
+	o.MaxMessages, o.NoWaitTime = 10, true
+	var out []fifoq.Delivery
+	for {
+		ds, err := q.Receive(t.Context(), o)
+		require.NoError(t, err)
+		if len(ds) == 0 {
+			return out
+		}
+		out = append(out, ds...)
+	}
+}
+
+func bodiesOf(ds []fifoq.Delivery) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Body
+	}
+	return out
+}
+
+var scenarios = []scenario{
+	{"send, receive, delete", func(t *testing.T, tg *target) {
+		q := tg.queue(t, queueSpec{name: "basic"})
+		for _, b := range []string{"a", "b", "c"} {
+			r, err := q.Send(t.Context(), fifoq.Message{Body: b,
+				Attributes: map[string]fifoq.Attribute{"kind": {DataType: "String", StringValue: "k-" + b}}})
+			require.NoError(t, err)
+			require.NotEmpty(t, r.MessageID)
+		}
+		ds := receiveAll(t, q, fifoq.ReceiveOptions{})
+		require.ElementsMatch(t, []string{"a", "b", "c"}, bodiesOf(ds))
+		for _, d := range ds {
+			require.Equal(t, "k-"+d.Body, d.Attributes["kind"].StringValue)
+			require.Equal(t, 1, d.ReceiveCount)
+			require.NoError(t, q.Delete(t.Context(), d.ReceiptHandle))
+		}
+		err := q.ChangeVisibility(t.Context(), ds[0].ReceiptHandle, 0)
+		if tg.differs(t, "visibility of a deleted message") {
+			require.ErrorIs(t, err, fifoq.ErrReceiptHandleInvalid)
+		} else {
+			require.ErrorIs(t, err, fifoq.ErrMessageNotAvailable)
+		}
+		require.Empty(t, receiveAll(t, q, fifoq.ReceiveOptions{}))
+	}},
+	{"groups in order", func(t *testing.T, tg *target) {
+		q := tg.queue(t, queueSpec{name: "groups.fifo", contentDedup: true})
+		for _, m := range []struct{ g, b string }{{"g1", "a1"}, {"g2", "b1"}, {"g1", "a2"}, {"g2", "b2"}, {"g1", "a3"}} {
+			_, err := q.Send(t.Context(), fifoq.Message{Body: m.b, GroupID: m.g})
+			require.NoError(t, err)
+		}
+		first, err := q.Receive(t.Context(), fifoq.ReceiveOptions{MaxMessages: 1, NoWaitTime: true})
+		require.NoError(t, err)
+		require.Len(t, first, 1)
+		rest := receiveAll(t, q, fifoq.ReceiveOptions{})
+		for _, d := range rest {
+			require.NotEqual(t, first[0].GroupID, d.GroupID, "a group's message while its first is in flight")
+		}
+		require.NoError(t, q.Delete(t.Context(), first[0].ReceiptHandle))
+		for _, d := range rest {
+			require.NoError(t, q.ChangeVisibility(t.Context(), d.ReceiptHandle, 0))
+		}
+		byGroup := map[string][]string{first[0].GroupID: {first[0].Body}}
+		for _, d := range receiveAll(t, q, fifoq.ReceiveOptions{}) {
+			byGroup[d.GroupID] = append(byGroup[d.GroupID], d.Body)
+		}
+		require.Equal(t, map[string][]string{"g1": {"a1", "a2", "a3"}, "g2": {"b1", "b2"}}, byGroup)
+	}},
+	{"visibility", func(t *testing.T, tg *target) {
+		q := tg.queue(t, queueSpec{name: "visibility"})
+		_, err := q.Send(t.Context(), fifoq.Message{Body: "m"})
+		require.NoError(t, err)
+		ds := receiveAll(t, q, fifoq.ReceiveOptions{VisibilityTimeout: time.Hour})
+		require.Len(t, ds, 1)
+		require.Empty(t, receiveAll(t, q, fifoq.ReceiveOptions{}), "in flight: not received again")
+		require.NoError(t, q.ChangeVisibility(t.Context(), ds[0].ReceiptHandle, 0))
+		again := receiveAll(t, q, fifoq.ReceiveOptions{})
+		require.Len(t, again, 1)
+		require.Equal(t, ds[0].MessageID, again[0].MessageID)
+		require.Equal(t, 2, again[0].ReceiveCount)
+		require.ErrorIs(t, q.ChangeVisibility(t.Context(), again[0].ReceiptHandle, 13*time.Hour), fifoq.ErrInvalidVisibilityTimeout)
+	}},
+	{"batches and partial failures", func(t *testing.T, tg *target) {
+		q := tg.queue(t, queueSpec{name: "batches"})
+		res, err := q.SendBatch(t.Context(), []fifoq.Message{{Body: "one"}, {Body: ""}, {Body: "three", Delay: time.Second}})
+		var be *fifoq.BatchError
+		require.ErrorAs(t, err, &be)
+		require.Len(t, be.Entries, 1)
+		require.Equal(t, 1, be.Entries[0].Index)
+		require.ErrorIs(t, be.Entries[0].Err, fifoq.ErrEmptyBody)
+		require.NotEmpty(t, res[0].MessageID)
+		require.Empty(t, res[1].MessageID)
+		require.NotEmpty(t, res[2].MessageID)
+		_, err = q.SendBatch(t.Context(), make([]fifoq.Message, 11))
+		require.ErrorIs(t, err, fifoq.ErrTooManyEntries)
+
+		ds := receiveAll(t, q, fifoq.ReceiveOptions{})
+		require.Equal(t, []string{"one"}, bodiesOf(ds), "three is delayed a second")
+		err = q.DeleteBatch(t.Context(), []string{ds[0].ReceiptHandle, "not-a-receipt-handle"})
+		require.ErrorAs(t, err, &be)
+		require.Len(t, be.Entries, 1)
+		require.Equal(t, 1, be.Entries[0].Index)
+		require.ErrorIs(t, be.Entries[0].Err, fifoq.ErrReceiptHandleInvalid)
+	}},
+	{"deduplication", func(t *testing.T, tg *target) {
+		q := tg.queue(t, queueSpec{name: "dedup.fifo"})
+		for _, id := range []string{"pay-1", "pay-2", "pay-1"} {
+			_, err := q.Send(t.Context(), fifoq.Message{Body: "payment " + id, GroupID: "account-7", DeduplicationID: id})
+			require.NoError(t, err)
+		}
+		_, err := q.Send(t.Context(), fifoq.Message{Body: "no id", GroupID: "account-7"})
+		require.ErrorIs(t, err, fifoq.ErrMissingDeduplicationID)
+		require.Equal(t, []string{"payment pay-1", "payment pay-2"}, bodiesOf(receiveAll(t, q, fifoq.ReceiveOptions{})))
+	}},
+	{"dead-letter queue", func(t *testing.T, tg *target) {
+		dlq := tg.queue(t, queueSpec{name: "dlq"})
+		q := tg.queue(t, queueSpec{name: "src", dlq: "dlq", maxReceives: 1})
+		_, err := q.Send(t.Context(), fifoq.Message{Body: "poison"})
+		require.NoError(t, err)
+		ds := receiveAll(t, q, fifoq.ReceiveOptions{})
+		require.Len(t, ds, 1)
+		require.NoError(t, q.ChangeVisibility(t.Context(), ds[0].ReceiptHandle, 0))
+		require.Empty(t, receiveAll(t, q, fifoq.ReceiveOptions{}), "received once, maxReceiveCount 1: moved, not returned")
+		moved := receiveAll(t, dlq, fifoq.ReceiveOptions{})
+		require.Equal(t, []string{"poison"}, bodiesOf(moved))
+	}},
+}
+
+// TestBehaviour runs every scenario on every target.
+func TestBehaviour(t *testing.T) {
+	targets := []*target{inProcess(), fifoqServe(t)}
+	if m := moto(t); m != nil {
+		targets = append(targets, m)
+	}
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			for _, sc := range scenarios {
+				t.Run(sc.name, func(t *testing.T) { sc.run(t, tg) })
+			}
+		})
+	}
+}
+
+// inProcess is the target of *fifoq.Queue values.
+func inProcess() *target {
+	var mu sync.Mutex
+	made := make(map[string]*fifoq.Queue)
+	return &target{name: "in process", queue: func(t *testing.T, spec queueSpec) fifoq.QueueClient {
+		mu.Lock()
+		defer mu.Unlock()
+		var opts []fifoq.Option
+		if spec.contentDedup {
+			opts = append(opts, fifoq.WithContentBasedDeduplication())
+		}
+		if spec.dlq != "" {
+			opts = append(opts, fifoq.WithDeadLetterQueue(made[t.Name()+"/"+spec.dlq], spec.maxReceives))
+		}
+		q, err := fifoq.New(uniqueName(spec.name), opts...)
+		require.NoError(t, err)
+		made[t.Name()+"/"+spec.name] = q
+		return q
+	}}
+}
+
+// names numbers the queues the scenarios make, so that no two runs share one.
+var names struct {
+	sync.Mutex
+	n int
+}
+
+// uniqueName returns name with a number, before a ".fifo".
+func uniqueName(name string) string {
+	names.Lock()
+	defer names.Unlock()
+	names.n++
+	base, fifo := strings.CutSuffix(name, ".fifo")
+	name = base + "-" + strconv.Itoa(names.n)
+	if fifo {
+		name += ".fifo"
+	}
+	return name
+}
+
+// overTheWire is a target that makes its queues with CreateQueue through client, and reaches them through
+// sqsadapter.Open, by name.
+func overTheWire(name string, client *sqs.Client) *target {
+	var mu sync.Mutex
+	arns := make(map[string]string)
+	return &target{name: name, queue: func(t *testing.T, spec queueSpec) fifoq.QueueClient {
+		attrs := map[string]string{}
+		if strings.HasSuffix(spec.name, ".fifo") {
+			attrs["FifoQueue"] = "true"
+		}
+		if spec.contentDedup {
+			attrs["ContentBasedDeduplication"] = "true"
+		}
+		if spec.dlq != "" {
+			mu.Lock()
+			arn := arns[t.Name()+"/"+spec.dlq]
+			mu.Unlock()
+			attrs["RedrivePolicy"] = fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":%d}`, arn, spec.maxReceives)
+		}
+		qn := uniqueName(spec.name)
+		out, err := client.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(qn), Attributes: attrs})
+		require.NoError(t, err)
+		got, err := client.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+			AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
+		require.NoError(t, err)
+		mu.Lock()
+		arns[t.Name()+"/"+spec.name] = got.Attributes["QueueArn"]
+		mu.Unlock()
+		q, err := sqsadapter.Open(t.Context(), client, qn)
+		require.NoError(t, err)
+		require.Equal(t, aws.ToString(out.QueueUrl), q.URL(), "opened by name")
+		return q
+	}}
+}
+
+// client returns an SDK client of the endpoint, with test credentials, that does not retry.
+func client(endpoint string) *sqs.Client {
+	return sqs.New(sqs.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret", Source: "test"}, nil
+		}),
+		Retryer: aws.NopRetryer{},
+	})
+}
+
+// fifoqServe is the target of fifoq serve's SQS API, on a loopback port.
+func fifoqServe(t *testing.T) *target {
+	srv := sqsapi.NewServer()
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	return overTheWire("fifoq serve", client(hs.URL))
+}
+
+// moto starts moto's server on a loopback port, stopped when the test ends, and returns its target: nil,
+// saying so in one line, when moto_server is not installed (pip install 'moto[server]'); in CI that fails
+// the test, since CI installs it.
+func moto(t *testing.T) *target {
+	path, err := exec.LookPath("moto_server")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("moto_server is not installed (pip install 'moto[server]'): CI runs the suite against it")
+		}
+		t.Log("moto_server is not installed (pip install 'moto[server]'): the suite runs on 2 targets of 3")
+		return nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	// moto says on stderr when it listens: wait for that line, as long as it takes.
+	ready := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Running on") {
+				ready <- nil
+				for sc.Scan() { // keep draining, so moto never blocks on a full pipe
+				}
+				return
+			}
+		}
+		ready <- errors.New("moto_server ended before it listened")
+	}()
+	require.NoError(t, <-ready)
+	endpoint := "http://127.0.0.1:" + strconv.Itoa(port)
+	resp, err := http.Get(endpoint + "/moto-api/reset") // a fresh moto: also proves it answers
+	if err == nil {
+		resp.Body.Close()
+	}
+	tg := overTheWire("moto", client(endpoint))
+	tg.known = map[string]string{
+		"visibility of a deleted message": "moto 5.2.1 answers ReceiptHandleIsInvalid; AWS answers InvalidParameterValue, " +
+			"\"Message does not exist or is not available for visibility timeout change.\" (recorded against AWS by " +
+			"LocalStack's test_change_visibility_on_deleted_message_raises_invalid_parameter_value)",
+	}
+	return tg
+}
