@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsadapter"
 )
 
@@ -142,7 +143,7 @@ func TestErrorMapping(t *testing.T) {
 		{
 			"queue does not exist", deleteBatch,
 			canned{400, "AWS.SimpleQueueService.NonExistentQueue;Sender", errorBody("QueueDoesNotExist", "The specified queue does not exist.")},
-			nil, "AWS.SimpleQueueService.NonExistentQueue", new(*types.QueueDoesNotExist),
+			catalog.ErrQueueDoesNotExist, "AWS.SimpleQueueService.NonExistentQueue", new(*types.QueueDoesNotExist),
 		},
 	} {
 		err := tc.call(cannedSource(tc.resp, "q.fifo"))

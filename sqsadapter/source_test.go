@@ -603,8 +603,8 @@ func TestVisibilityTimeout(t *testing.T) {
 	require.Len(t, e.rec.requests(), before+1, "Run asks once")
 }
 
-// TestQueueDoesNotExist checks an SQS error that stands for no fifoq rule: it comes back as the SDK's
-// error, and matches no sentinel.
+// TestQueueDoesNotExist checks SQS's error for a queue that does not exist: it comes back as the SDK's
+// error, matching catalog.ErrQueueDoesNotExist (fifoq's error for it, with its code) and no other sentinel.
 func TestQueueDoesNotExist(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -612,13 +612,15 @@ func TestQueueDoesNotExist(t *testing.T) {
 	_, err := src.Receive(t.Context(), short(1, 0))
 	var missing *types.QueueDoesNotExist
 	require.ErrorAs(t, err, &missing, "%v", err)
-	require.Empty(t, fifoq.ErrorCode(err))
+	require.ErrorIs(t, err, catalog.ErrQueueDoesNotExist)
+	require.Equal(t, "AWS.SimpleQueueService.NonExistentQueue", fifoq.ErrorCode(err))
 	for _, s := range []error{fifoq.ErrReceiptHandleInvalid, fifoq.ErrReceiptHandleExpired, fifoq.ErrInvalidMaxMessages} {
 		require.NotErrorIs(t, err, s)
 	}
-	require.Error(t, src.DeleteBatch(t.Context(), []string{"h"}))
+	require.ErrorIs(t, src.DeleteBatch(t.Context(), []string{"h"}), catalog.ErrQueueDoesNotExist)
 	_, err = src.VisibilityTimeout(t.Context())
 	require.ErrorAs(t, err, &missing)
+	require.ErrorIs(t, err, catalog.ErrQueueDoesNotExist)
 	require.False(t, errors.Is(err, context.Canceled))
 }
 
