@@ -209,14 +209,15 @@ func (c *Catalog) changeTags(ctx context.Context, ns Namespace, name string, cha
 // nobody can reach, until a queue of that name is created again, which takes them back as its sources.
 //
 // A queue the catalogue does not hold returns ErrQueueDoesNotExist. In a store, the queue is gone from disk
-// when DeleteQueue returns; a deletion that a crash cut short is finished by the next [Open]. ctx
-// governs the start of the call only.
+// when DeleteQueue returns; a deletion that a crash cut short is finished by the next [Open]. The move tasks
+// it failed have ended (after the batch each had taken) when it returns. ctx governs the start of the call
+// only.
 func (c *Catalog) DeleteQueue(ctx context.Context, ns Namespace, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	var j journal
-	e, err := c.deleteQueue(&j, ns, name)
+	e, failed, err := c.deleteQueue(&j, ns, name)
 	if err != nil {
 		return err
 	}
@@ -229,18 +230,21 @@ func (c *Catalog) DeleteQueue(ctx context.Context, ns Namespace, name string) er
 		delete(c.unfinished, e.q.Name())
 		c.mu.Unlock()
 	}
+	for _, t := range failed {
+		_ = t.Wait(context.WithoutCancel(ctx)) // listed FAILED, its end recorded, once DeleteQueue returns
+	}
 	return err
 }
 
-func (c *Catalog) deleteQueue(j *journal, ns Namespace, name string) (*catalogEntry, error) {
+func (c *Catalog) deleteQueue(j *journal, ns Namespace, name string) (*catalogEntry, []*fifoq.MoveTask, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.queues[ns][name]
 	if e == nil {
-		return nil, rule.Reject(ErrQueueDoesNotExist, "queue %s", name)
+		return nil, nil, rule.Reject(ErrQueueDoesNotExist, "queue %s", name)
 	}
 	if err := c.err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.removeLocked(e)
 	now := c.now()
@@ -272,10 +276,13 @@ func (c *Catalog) deleteQueue(j *journal, ns Namespace, name string) (*catalogEn
 		c.unfinished[fn] = struct{}{}
 	}
 	e.mu.Unlock()
+	var failed []*fifoq.MoveTask
 	for _, m := range c.queues {
 		for _, other := range m {
 			c.detachLocked(j, other, e)
-			c.failMovesIntoLocked(other, e)
+			if t := c.failMovesIntoLocked(other, e); t != nil {
+				failed = append(failed, t)
+			}
 		}
 	}
 	e.mu.Lock()
@@ -289,7 +296,7 @@ func (c *Catalog) deleteQueue(j *journal, ns Namespace, name string) (*catalogEn
 		t.task.Halt() // its record is gone with the queue's: it records no end
 	}
 	e.tasks = nil
-	return e, nil
+	return e, failed, nil
 }
 
 // detachLocked leaves src's redrive policy pending when dlq, being deleted, is its dead-letter queue: its

@@ -60,7 +60,7 @@ func TestCatalogInterruptedDelete(t *testing.T) {
 	_, err = c.CreateQueue(context.Background(), ciNS, "kept", Definition{}, 0)
 	require.NoError(t, err)
 	var j journal
-	_, err = c.deleteQueue(&j, ciNS, "victim") // the deletion recorded, and then a crash
+	_, _, err = c.deleteQueue(&j, ciNS, "victim") // the deletion recorded, and then a crash
 	require.NoError(t, err)
 	require.NoError(t, j.wait())
 	require.NoError(t, c.Close())

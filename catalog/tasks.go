@@ -196,8 +196,8 @@ func (c *Catalog) staleSourceLocked(dlq *catalogEntry) string {
 // failMovesIntoLocked ends dlq's running move task, FAILED, if it would move messages into gone, a queue
 // being deleted: a task whose destination is gone, or one that returns messages to their sources while dlq
 // holds a message from gone. A batch of up to 10 messages the task took already still goes there (fifoq
-// cannot make a move fail). c.mu must be held for writing.
-func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) {
+// cannot make a move fail). It returns the task it failed, or nil. c.mu must be held for writing.
+func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) *fifoq.MoveTask {
 	dlq.mu.Lock()
 	var t *catalogTask
 	if n := len(dlq.tasks); n > 0 {
@@ -205,21 +205,22 @@ func (c *Catalog) failMovesIntoLocked(dlq, gone *catalogEntry) {
 	}
 	dlq.mu.Unlock()
 	if t == nil || t.task.Status().State != fifoq.MoveTaskRunning {
-		return
+		return nil
 	}
 	if t.dest == gone {
 		t.task.Fail(failedNonExistent)
-		return
+		return t.task
 	}
 	if t.dest != nil {
-		return
+		return nil
 	}
 	for m := range dlq.q.Messages() {
 		if m.DeadLetterSource == gone.q.Name() {
 			t.task.Fail(failedNonExistent)
-			return
+			return t.task
 		}
 	}
+	return nil
 }
 
 // CancelMoveTask cancels the running move task id (see [fifoq.MoveTask.Cancel]): the messages it moved stay

@@ -48,8 +48,17 @@ func nsURL(region, account, name string) string {
 	return "http://fifoq.test/" + account + "/" + name
 }
 
+// nsArn is the ARN AWS gives a queue: in the partition of its region, aws-us-gov in GovCloud's regions,
+// aws-cn in China's, aws in the others.
 func nsArn(region, account, name string) string {
-	return "arn:aws:sqs:" + region + ":" + account + ":" + name
+	partition := "aws"
+	switch {
+	case strings.HasPrefix(region, "us-gov-"):
+		partition = "aws-us-gov"
+	case strings.HasPrefix(region, "cn-"):
+		partition = "aws-cn"
+	}
+	return "arn:" + partition + ":sqs:" + region + ":" + account + ":" + name
 }
 
 func nsCreate(t *testing.T, c *sqs.Client, name string, attrs map[string]string) string {

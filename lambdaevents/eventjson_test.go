@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // The sample events of the Lambda developer guide (with-sqs, "Example Amazon SQS message event"), as AWS
@@ -99,7 +100,7 @@ func requireRoundTrip(t *testing.T, e events.SQSEvent, got []byte) {
 // standard and a FIFO queue: same fields, same order, same string formats.
 func TestMarshalEventDocumented(t *testing.T) {
 	t.Parallel()
-	c := config{partition: "aws", region: "us-east-2", account: "123456789012", queue: "my-queue", senderID: "AIDAIENQZJOLO23YVJ4VO"}
+	c := config{ns: catalog.Namespace{Region: "us-east-2", Account: "123456789012"}, queue: "my-queue", senderID: "AIDAIENQZJOLO23YVJ4VO"}
 	e := c.event([]fifoq.Delivery{
 		{Message: fifoq.Message{Body: "Test message."}, MessageID: "059f36b4-87a3-44ab-83d2-661975830a7d",
 			ReceiptHandle: "AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a...", ReceiveCount: 1,
@@ -112,7 +113,7 @@ func TestMarshalEventDocumented(t *testing.T) {
 	require.Equal(t, string(compact(t, docStandardEvent)), string(got))
 	requireRoundTrip(t, e, got)
 
-	c = config{partition: "aws", region: "us-east-2", account: "123456789012", queue: "fifo.fifo", senderID: "AIDAIO23YVJENQZJOL4VO"}
+	c = config{ns: catalog.Namespace{Region: "us-east-2", Account: "123456789012"}, queue: "fifo.fifo", senderID: "AIDAIO23YVJENQZJOL4VO"}
 	e = c.event([]fifoq.Delivery{
 		{Message: fifoq.Message{Body: "Test message.", GroupID: "1", DeduplicationID: "1"},
 			MessageID: "11d6ee51-4cc7-4302-9e22-7cd8afdaadf5", ReceiptHandle: "AQEBBX8nesZEXmkhsmZeyIE8iQAMig7qw...",
@@ -128,7 +129,7 @@ func TestMarshalEventDocumented(t *testing.T) {
 // digest, a dead-letter queue's source, and strings that encoding/json would escape for HTML.
 func TestMarshalEventAttributes(t *testing.T) {
 	t.Parallel()
-	c := config{partition: "aws", region: "eu-west-1", account: "123456789012", queue: "dlq", senderID: "123456789012"}
+	c := config{ns: catalog.Namespace{Region: "eu-west-1", Account: "123456789012"}, queue: "dlq", senderID: "123456789012"}
 	e := c.event([]fifoq.Delivery{{
 		Message: fifoq.Message{Body: "<a & b>\n\"quoted\" é \u2028", Attributes: map[string]fifoq.Attribute{
 			"n":     {DataType: "Number.int", StringValue: "42"},

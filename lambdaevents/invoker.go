@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // Options configure an [Invoker] beyond its [Mapping]: what is not part of an event source mapping on AWS.
@@ -121,15 +122,15 @@ func NewInvoker(src fifoq.Source, m Mapping, o Options) (*Invoker, error) {
 	if n, ok := src.(interface{ Name() string }); ok {
 		i.queue = n.Name()
 	}
-	i.rec = config{partition: "aws", region: "us-east-1", account: "000000000000", queue: i.queue}
+	i.rec = config{ns: defaultNamespace, queue: i.queue}
 	if i.rec.queue == "" {
 		i.rec.queue = "fifoq"
 	}
 	if m.EventSourceARN != "" {
-		a, _ := parseQueueARN(m.EventSourceARN) // Validate parsed it
-		i.rec = config{partition: a.partition, region: a.region, account: a.account, queue: a.queue}
+		ns, name, _ := catalog.ParseQueueARN(m.EventSourceARN) // Validate parsed it
+		i.rec = config{ns: ns, queue: name}
 	}
-	i.rec.senderID = i.rec.account
+	i.rec.senderID = i.rec.ns.Account
 	if vs, ok := src.(fifoq.VisibilitySource); ok {
 		if vt, err := vs.VisibilityTimeout(alreadyDone); err == nil {
 			if err := i.checkVisibilityTimeout(vt); err != nil {

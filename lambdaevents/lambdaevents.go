@@ -8,22 +8,27 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/sqsmd5"
 )
 
 // config is what the records say about where they come from.
 type config struct {
-	partition, region, account, queue, senderID string
+	ns              catalog.Namespace // the queue's account and region
+	queue, senderID string
 }
+
+// defaultNamespace is the account and region of the records unless options say otherwise: fifoq serve's.
+var defaultNamespace = catalog.Namespace{Account: "000000000000", Region: "us-east-1"}
 
 // An Option sets what the records say about their source.
 type Option func(*config)
 
 // WithRegion sets the records' awsRegion and the region of their ARNs; the default is "us-east-1".
-func WithRegion(r string) Option { return func(c *config) { c.region = r } }
+func WithRegion(r string) Option { return func(c *config) { c.ns.Region = r } }
 
 // WithAccountID sets the account of the records' ARNs; the default is "000000000000".
-func WithAccountID(id string) Option { return func(c *config) { c.account = id } }
+func WithAccountID(id string) Option { return func(c *config) { c.ns.Account = id } }
 
 // WithQueueName sets the queue named by the records' eventSourceARN; the default is "fifoq".
 func WithQueueName(name string) Option { return func(c *config) { c.queue = name } }
@@ -36,12 +41,12 @@ func WithSenderID(id string) Option { return func(c *config) { c.senderID = id }
 // ReportBatchItemFailures (and then validates as Lambda does: an identifier that is not in the batch, or an
 // empty one, fails the whole batch); an error from h fails the whole batch.
 func Handler(h func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), opts ...Option) fifoq.Handler {
-	c := config{partition: "aws", region: "us-east-1", account: "000000000000", queue: "fifoq"}
+	c := config{ns: defaultNamespace, queue: "fifoq"}
 	for _, o := range opts {
 		o(&c)
 	}
 	if c.senderID == "" {
-		c.senderID = c.account
+		c.senderID = c.ns.Account
 	}
 	return func(ctx context.Context, batch []fifoq.Delivery) error {
 		resp, err := h(ctx, c.event(batch))
@@ -60,7 +65,7 @@ func Handler(h func(context.Context, events.SQSEvent) (events.SQSEventResponse, 
 }
 
 func (c *config) arn(queue string) string {
-	return "arn:" + c.partition + ":sqs:" + c.region + ":" + c.account + ":" + queue
+	return c.ns.QueueARN(queue)
 }
 
 // event is the SQSEvent Lambda would send for batch (spec 9.2.1), as its JSON decodes: messageAttributes is
@@ -76,7 +81,7 @@ func (c *config) event(batch []fifoq.Delivery) events.SQSEvent {
 			Md5OfBody:         MD5OfBody(d.Body),
 			EventSource:       "aws:sqs",
 			EventSourceARN:    c.arn(c.queue),
-			AWSRegion:         c.region,
+			AWSRegion:         c.ns.Region,
 			MessageAttributes: make(map[string]events.SQSMessageAttribute, len(d.Attributes)),
 			Attributes: map[string]string{
 				"ApproximateReceiveCount":          strconv.Itoa(d.ReceiveCount),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // ReportBatchItemFailures is the one value of [Mapping.FunctionResponseTypes]: the function may answer with
@@ -115,11 +116,11 @@ func (m Mapping) Validate(fifo bool) error {
 		return err
 	}
 	if m.EventSourceARN != "" {
-		a, err := parseQueueARN(m.EventSourceARN)
-		if err != nil {
-			return err
+		_, queue, ok := catalog.ParseQueueARN(m.EventSourceARN)
+		if !ok {
+			return fmt.Errorf("%w: %q, want arn:aws:sqs:REGION:ACCOUNT:NAME", ErrInvalidEventSourceARN, m.EventSourceARN)
 		}
-		if isFIFO := strings.HasSuffix(a.queue, ".fifo"); isFIFO != fifo {
+		if isFIFO := strings.HasSuffix(queue, ".fifo"); isFIFO != fifo {
 			kind := map[bool]string{true: "a FIFO queue", false: "a standard queue"}
 			return fmt.Errorf("%w: %q names %s, and the source is %s", ErrInvalidEventSourceARN, m.EventSourceARN,
 				kind[isFIFO], kind[fifo])
@@ -183,26 +184,6 @@ func validateFunctionURL(u string) error {
 		return fmt.Errorf("%w: %q has no host", ErrInvalidFunctionURL, u)
 	}
 	return nil
-}
-
-// queueARN is an SQS queue's ARN, taken apart.
-type queueARN struct {
-	partition, region, account, queue string
-}
-
-// parseQueueARN parses arn:PARTITION:sqs:REGION:ACCOUNT:NAME.
-func parseQueueARN(s string) (queueARN, error) {
-	parts := strings.Split(s, ":")
-	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" {
-		return queueARN{}, fmt.Errorf("%w: %q, want arn:aws:sqs:REGION:ACCOUNT:NAME", ErrInvalidEventSourceARN, s)
-	}
-	for _, p := range parts[1:] {
-		if p == "" {
-			return queueARN{}, fmt.Errorf("%w: %q has an empty part, want arn:aws:sqs:REGION:ACCOUNT:NAME",
-				ErrInvalidEventSourceARN, s)
-		}
-	}
-	return queueARN{partition: parts[1], region: parts[3], account: parts[4], queue: parts[5]}, nil
 }
 
 // enabled reports whether the mapping polls: Enabled, defaulting to true.
