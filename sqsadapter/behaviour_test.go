@@ -1,15 +1,8 @@
 package sqsadapter_test
 
 import (
-	"bufio"
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +16,7 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/sqsadapter"
+	"github.com/fifoq/fifoq/sqsadapter/sqsadaptertest"
 	"github.com/fifoq/fifoq/sqsapi"
 )
 
@@ -287,18 +281,6 @@ func overTheWire(name string, client *sqs.Client) *target {
 	}}
 }
 
-// client returns an SDK client of the endpoint, with test credentials, that does not retry.
-func client(endpoint string) *sqs.Client {
-	return sqs.New(sqs.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret", Source: "test"}, nil
-		}),
-		Retryer: aws.NopRetryer{},
-	})
-}
-
 // fifoqServe is the target of fifoq serve's SQS API, on a loopback port.
 func fifoqServe(t *testing.T) *target {
 	srv := sqsapi.NewServer()
@@ -307,54 +289,17 @@ func fifoqServe(t *testing.T) *target {
 		hs.Close()
 		srv.Close()
 	})
-	return overTheWire("fifoq serve", client(hs.URL))
+	return overTheWire("fifoq serve", sqsadaptertest.SQSClient(hs.URL))
 }
 
-// moto starts moto's server on a loopback port, stopped when the test ends, and returns its target: nil,
-// saying so in one line, when moto_server is not installed (pip install 'moto[server]'); in CI that fails
-// the test, since CI installs it.
+// moto is the target of moto's server, a third-party SQS (sqsadaptertest.Moto starts it), or nil when moto
+// is not installed.
 func moto(t *testing.T) *target {
-	path, err := exec.LookPath("moto_server")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("moto_server is not installed (pip install 'moto[server]'): CI runs the suite against it")
-		}
-		t.Log("moto_server is not installed (pip install 'moto[server]'): the suite runs on 2 targets of 3")
+	endpoint := sqsadaptertest.Moto(t)
+	if endpoint == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	// moto says on stderr when it listens: wait for that line, as long as it takes.
-	ready := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "Running on") {
-				ready <- nil
-				for sc.Scan() { // keep draining, so moto never blocks on a full pipe
-				}
-				return
-			}
-		}
-		ready <- errors.New("moto_server ended before it listened")
-	}()
-	require.NoError(t, <-ready)
-	endpoint := "http://127.0.0.1:" + strconv.Itoa(port)
-	resp, err := http.Get(endpoint + "/moto-api/reset") // a fresh moto: also proves it answers
-	if err == nil {
-		resp.Body.Close()
-	}
-	tg := overTheWire("moto", client(endpoint))
+	tg := overTheWire("moto", sqsadaptertest.SQSClient(endpoint))
 	tg.known = map[string]string{
 		"visibility of a deleted message": "moto 5.2.1 answers ReceiptHandleIsInvalid; AWS answers InvalidParameterValue, " +
 			"\"Message does not exist or is not available for visibility timeout change.\" (recorded against AWS by " +
