@@ -31,6 +31,22 @@
 // still holds. [Send] and [SendGroup] send fixtures, giving FIFO messages a deduplication id when they
 // have none, so that a test never invents one and two equal bodies are two messages.
 //
+// # Which queues
+//
+// The helpers take the narrowest interface they need, so that a test of code written against fifoq's
+// interfaces can use them whatever the code runs on:
+//
+//   - [Send] and [SendGroup] take any [fifoq.Sender]: a *fifoq.Queue, a catalogue's queue, or a queue of
+//     the sqsadapter module, on fifoq serve or on SQS.
+//   - [Work] takes any [fifoq.Source]. Over a source that can say its visibility timeout
+//     ([fifoq.VisibilitySource]) the Consumer keeps a long batch in flight as it would over the source.
+//   - The checks ([RequireInDLQ], [RequireNoneInFlight], [RequireEmpty], [RequireSent], [RequireInQueue],
+//     [RequireNotInQueue], [RequireEmptyAtEnd]) take a [Queue]: a queue in this process whose messages they
+//     can look at without receiving them, a *fifoq.Queue or a catalogue's queue. A queue on SQS cannot be
+//     looked into that way; test it through what a consumer receives.
+//   - [NewQueue] and [Drain] work on a *fifoq.Queue: Drain needs to drive the queue's time and to see its
+//     dead-letter queue.
+//
 // # Draining
 //
 // [Drain] runs a Consumer with the given handler and options until the queue holds no message and the

@@ -337,7 +337,7 @@ func (d *drainer) driveBubble(deadline time.Time) {
 }
 
 // nextDue returns when the next in-flight or delayed message of q becomes visible.
-func nextDue(q *fifoq.Queue) (time.Time, bool) {
+func nextDue(q Queue) (time.Time, bool) {
 	var due time.Time
 	for s := range q.Messages() {
 		if s.State != fifoq.StateVisible && (due.IsZero() || s.VisibleAt.Before(due)) {

@@ -3,12 +3,14 @@ package fifoqtest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
 )
 
 // NewQueue creates a queue as [fifoq.New] does, and fails the test at once if New returns an error. When
@@ -34,13 +36,38 @@ func NewQueue(tb testing.TB, name string, opts ...fifoq.Option) *fifoq.Queue {
 // dedupIDs numbers the deduplication ids Send gives messages without one.
 var dedupIDs atomic.Uint64
 
+// A Queue is a queue whose messages this package's checks and Drain look at without receiving them: a queue
+// in process, a *fifoq.Queue or a catalogue's queue (catalog.Queue). Send, SendGroup and Work take any
+// fifoq.Sender and fifoq.Source, such as the queues of package sqsadapter, which speak to SQS.
+type Queue interface {
+	fifoq.QueueClient
+	// Name is the queue's name, for the messages of a failed check.
+	Name() string
+	// Clock is the queue's clock, which Drain drives when it is a *fifoq.ManualClock.
+	Clock() fifoq.Clock
+	// Stats returns the queue's exact counts.
+	Stats() fifoq.Stats
+	// Messages returns every message of the queue, oldest first, as fifoq.Queue.Messages does.
+	Messages() iter.Seq[fifoq.Snapshot]
+}
+
+var (
+	_ Queue = (*fifoq.Queue)(nil)
+	_ Queue = catalog.Queue{}
+)
+
 // Send sends msgs to q one at a time, in order, and returns their results; it fails the test at once if a
 // send returns an error. On a FIFO queue without content-based deduplication, a message with no
 // DeduplicationID gets a new one, so fixtures need not invent them: two sends of the same body are two
-// messages. A Duplicate result is not an error; check it if the test is about deduplication.
-func Send(tb testing.TB, q *fifoq.Queue, msgs ...fifoq.Message) []fifoq.SendResult {
+// messages. (A sender other than a *fifoq.Queue, which cannot say whether its queue deduplicates by
+// content, gets ids whenever it is FIFO: an explicit id is taken by either kind of FIFO queue.) A Duplicate
+// result is not an error; check it if the test is about deduplication.
+func Send(tb testing.TB, q fifoq.Sender, msgs ...fifoq.Message) []fifoq.SendResult {
 	tb.Helper()
-	fillIDs := q.FIFO() && !q.Attributes().ContentBasedDeduplication
+	fillIDs := q.FIFO()
+	if a, ok := q.(interface{ Attributes() fifoq.Attributes }); ok {
+		fillIDs = fillIDs && !a.Attributes().ContentBasedDeduplication
+	}
 	results := make([]fifoq.SendResult, 0, len(msgs))
 	for i, m := range msgs {
 		if fillIDs && m.DeduplicationID == "" {
@@ -48,7 +75,7 @@ func Send(tb testing.TB, q *fifoq.Queue, msgs ...fifoq.Message) []fifoq.SendResu
 		}
 		r, err := q.Send(context.Background(), m)
 		if err != nil {
-			tb.Fatalf("fifoqtest.Send to %s, message %d (%q): %v", q.Name(), i, m.Body, err)
+			tb.Fatalf("fifoqtest.Send to %s, message %d (%q): %v", nameOf(q), i, m.Body, err)
 			return results
 		}
 		results = append(results, r)
@@ -58,7 +85,7 @@ func Send(tb testing.TB, q *fifoq.Queue, msgs ...fifoq.Message) []fifoq.SendResu
 
 // SendGroup sends one message per body to q, in order, all in message group group, as [Send] does. On a
 // standard queue group may be "" (no group).
-func SendGroup(tb testing.TB, q *fifoq.Queue, group string, bodies ...string) []fifoq.SendResult {
+func SendGroup(tb testing.TB, q fifoq.Sender, group string, bodies ...string) []fifoq.SendResult {
 	tb.Helper()
 	msgs := make([]fifoq.Message, len(bodies))
 	for i, b := range bodies {
@@ -68,7 +95,7 @@ func SendGroup(tb testing.TB, q *fifoq.Queue, group string, bodies ...string) []
 }
 
 // contents describes every message q holds, one a line, or says that it holds none.
-func contents(q *fifoq.Queue) string {
+func contents(q Queue) string {
 	n, lines := listing(q)
 	if n == 0 {
 		return fmt.Sprintf("queue %s is empty", q.Name())
@@ -77,7 +104,7 @@ func contents(q *fifoq.Queue) string {
 }
 
 // listing returns how many messages q holds, and a line for each, each line starting with a newline.
-func listing(q *fifoq.Queue) (int, string) {
+func listing(q Queue) (int, string) {
 	var b strings.Builder
 	now := q.Clock().Now()
 	n := 0
@@ -114,4 +141,12 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// nameOf returns the name of q, if it has one.
+func nameOf(q any) string {
+	if n, ok := q.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return "the queue"
 }

@@ -49,7 +49,7 @@ func RequireDeliveredInOrder(tb testing.TB, r *Result, want map[string][]string)
 //	"poison": received 3 times, want 5
 //	"ok": in the queue (received 1 time), want not
 //	"late": not in the queue, want received 5 times
-func RequireInDLQ(tb testing.TB, dlq *fifoq.Queue, want map[string]int) {
+func RequireInDLQ(tb testing.TB, dlq Queue, want map[string]int) {
 	tb.Helper()
 	got := make(map[string][]int)
 	for s := range dlq.Messages() {
@@ -81,7 +81,7 @@ func RequireInDLQ(tb testing.TB, dlq *fifoq.Queue, want map[string]int) {
 //
 //	queue q.fifo has 1 message in flight, want none:
 //		"b" (group "g1", received 2 times, visible in 30s)
-func RequireNoneInFlight(tb testing.TB, q *fifoq.Queue) {
+func RequireNoneInFlight(tb testing.TB, q Queue) {
 	tb.Helper()
 	now := q.Clock().Now()
 	var lines []string
@@ -102,7 +102,7 @@ func RequireNoneInFlight(tb testing.TB, q *fifoq.Queue) {
 //	queue q.fifo holds 2 messages, want none:
 //		"b" (group "g1", in flight, received 1 time, visible in 30s)
 //		"c" (group "g1", visible, received 0 times)
-func RequireEmpty(tb testing.TB, q *fifoq.Queue) {
+func RequireEmpty(tb testing.TB, q Queue) {
 	tb.Helper()
 	if n, lines := listing(q); n > 0 {
 		fail(tb, fmt.Sprintf("queue %s holds %s, want none:%s", q.Name(), plural(n, "message"), lines))

@@ -77,7 +77,7 @@ func attributeValue(a fifoq.Attribute) string {
 //	queue q.fifo: 3 messages, want 2
 //	queue q.fifo holds 3 messages:
 //		...
-func RequireSent(tb testing.TB, q *fifoq.Queue, want ...Match) {
+func RequireSent(tb testing.TB, q Queue, want ...Match) {
 	tb.Helper()
 	var got []fifoq.Snapshot
 	for s := range q.Messages() {
@@ -106,7 +106,7 @@ func RequireSent(tb testing.TB, q *fifoq.Queue, want ...Match) {
 //
 //	queue q.fifo holds no message with body containing "refund"; queue q.fifo holds 1 message:
 //		"pay" (group "order-1", visible, received 0 times)
-func RequireInQueue(tb testing.TB, q *fifoq.Queue, m Match) fifoq.Snapshot {
+func RequireInQueue(tb testing.TB, q Queue, m Match) fifoq.Snapshot {
 	tb.Helper()
 	for s := range q.Messages() {
 		if m.Matches(s.Message) {
@@ -121,7 +121,7 @@ func RequireInQueue(tb testing.TB, q *fifoq.Queue, m Match) fifoq.Snapshot {
 //
 //	queue q.fifo holds 1 message with body "poison", want none:
 //		"poison" (group "g", in flight, received 1 time, visible in 30s)
-func RequireNotInQueue(tb testing.TB, q *fifoq.Queue, m Match) {
+func RequireNotInQueue(tb testing.TB, q Queue, m Match) {
 	tb.Helper()
 	now := q.Clock().Now()
 	var lines []string
@@ -142,7 +142,7 @@ func RequireNotInQueue(tb testing.TB, q *fifoq.Queue, m Match) {
 //
 //	orders_test.go:42: at the end of the test, queue q.fifo holds 1 message, want none:
 //		"b" (group "g1", in flight, received 1 time, visible in 30s)
-func RequireEmptyAtEnd(tb testing.TB, q *fifoq.Queue) {
+func RequireEmptyAtEnd(tb testing.TB, q Queue) {
 	tb.Helper()
 	at := callerLine(1)
 	tb.Cleanup(func() {

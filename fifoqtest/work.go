@@ -21,10 +21,10 @@ import (
 // bubble and moves no clock. It fails the test at once if q has no message to receive now, or if the
 // Consumer cannot be created with o (o.OnBatch is called after Work has recorded the batch). ctx is the
 // Consumer's, so h's context is not cancelled with it, as with [fifoq.Consumer.Run].
-func Work(ctx context.Context, tb testing.TB, q *fifoq.Queue, h fifoq.Handler, o fifoq.ConsumerOptions) Batch {
+func Work(ctx context.Context, tb testing.TB, q fifoq.Source, h fifoq.Handler, o fifoq.ConsumerOptions) Batch {
 	tb.Helper()
 	if h == nil {
-		tb.Fatalf("fifoqtest.Work(%s): nil handler", q.Name())
+		tb.Fatalf("fifoqtest.Work(%s): nil handler", nameOf(q))
 		return Batch{}
 	}
 	var (
@@ -32,9 +32,10 @@ func Work(ctx context.Context, tb testing.TB, q *fifoq.Queue, h fifoq.Handler, o
 		batch Batch
 		ended bool
 	)
+	src := &oneBatch{q: q}
 	handler := func(hctx context.Context, ds []fifoq.Delivery) error {
 		mu.Lock()
-		batch.Deliveries, batch.At = append([]fifoq.Delivery(nil), ds...), q.Clock().Now()
+		batch.Deliveries, batch.At = append([]fifoq.Delivery(nil), ds...), src.now()
 		mu.Unlock()
 		return h(hctx, ds)
 	}
@@ -43,7 +44,7 @@ func Work(ctx context.Context, tb testing.TB, q *fifoq.Queue, h fifoq.Handler, o
 		mu.Lock()
 		batch.Report, ended = r, true
 		if batch.At.IsZero() {
-			batch.At = q.Clock().Now()
+			batch.At = src.now()
 		}
 		mu.Unlock()
 		if next != nil {
@@ -51,10 +52,13 @@ func Work(ctx context.Context, tb testing.TB, q *fifoq.Queue, h fifoq.Handler, o
 		}
 	}
 	o.Batch.Window = 0
-	src := &oneBatch{q: q}
-	c, err := fifoq.NewConsumer(src, handler, o)
+	var source fifoq.Source = src
+	if _, ok := q.(fifoq.VisibilitySource); ok {
+		source = oneBatchTimed{src}
+	}
+	c, err := fifoq.NewConsumer(source, handler, o)
 	if err != nil {
-		tb.Fatalf("fifoqtest.Work(%s): %v", q.Name(), err)
+		tb.Fatalf("fifoqtest.Work(%s): %v", nameOf(q), err)
 		return Batch{}
 	}
 	err = c.Run(ctx)
@@ -66,9 +70,9 @@ func Work(ctx context.Context, tb testing.TB, q *fifoq.Queue, h fifoq.Handler, o
 	case errors.Is(err, errNothing):
 		tb.Fatalf("fifoqtest.Work: %s", contentsNothing(q))
 	case err != nil:
-		tb.Fatalf("fifoqtest.Work(%s): %v", q.Name(), err)
+		tb.Fatalf("fifoqtest.Work(%s): %v", nameOf(q), err)
 	default:
-		tb.Fatalf("fifoqtest.Work(%s): no batch: %v", q.Name(), ctx.Err())
+		tb.Fatalf("fifoqtest.Work(%s): no batch: %v", nameOf(q), ctx.Err())
 	}
 	return Batch{}
 }
@@ -78,25 +82,44 @@ var (
 	errDone    = errors.New("fifoqtest: one batch received")
 )
 
-// contentsNothing says that q had no message to receive now, and what it holds.
-func contentsNothing(q *fifoq.Queue) string {
-	return "no message to receive now; " + contents(q)
+// contentsNothing says that q had no message to receive now, and, for a queue this package can look into,
+// what it holds.
+func contentsNothing(q fifoq.Source) string {
+	if qq, ok := q.(Queue); ok {
+		return "no message to receive now; " + contents(qq)
+	}
+	return "no message to receive now from " + nameOf(q)
 }
 
 // oneBatch is a fifoq.Source over q whose first receive does not wait and whose later receives fail, so
 // a Consumer's Run handles one batch and returns.
 type oneBatch struct {
-	q *fifoq.Queue
+	q fifoq.Source
 
 	mu       sync.Mutex // guards received
 	received bool
 }
 
-func (s *oneBatch) FIFO() bool         { return s.q.FIFO() }
-func (s *oneBatch) Name() string       { return s.q.Name() }
-func (s *oneBatch) Clock() fifoq.Clock { return s.q.Clock() }
-func (s *oneBatch) VisibilityTimeout(context.Context) (time.Duration, error) {
-	return s.q.Attributes().VisibilityTimeout, nil
+func (s *oneBatch) FIFO() bool   { return s.q.FIFO() }
+func (s *oneBatch) Name() string { return nameOf(s.q) }
+
+// Clock returns the clock of q, or the real clock for a source that has none.
+func (s *oneBatch) Clock() fifoq.Clock {
+	if c, ok := s.q.(interface{ Clock() fifoq.Clock }); ok {
+		return c.Clock()
+	}
+	return realClock{}
+}
+
+// now reads the source's clock.
+func (s *oneBatch) now() time.Time { return s.Clock().Now() }
+
+// oneBatchTimed is a oneBatch over a source that says its visibility timeout, and says it too, so that the
+// Consumer keeps a long batch's messages in flight as it would over the source itself.
+type oneBatchTimed struct{ *oneBatch }
+
+func (s oneBatchTimed) VisibilityTimeout(ctx context.Context) (time.Duration, error) {
+	return s.q.(fifoq.VisibilitySource).VisibilityTimeout(ctx)
 }
 
 func (s *oneBatch) Receive(ctx context.Context, o fifoq.ReceiveOptions) ([]fifoq.Delivery, error) {
@@ -124,3 +147,10 @@ func (s *oneBatch) DeleteBatch(ctx context.Context, handles []string) error {
 func (s *oneBatch) ChangeVisibilityBatch(ctx context.Context, entries []fifoq.VisibilityChange) error {
 	return s.q.ChangeVisibilityBatch(ctx, entries)
 }
+
+// realClock reads the time package.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) fifoq.Timer { return time.AfterFunc(d, f) }
