@@ -7,7 +7,8 @@
 // DeleteTopic, ListTopics, GetTopicAttributes, SetTopicAttributes, AddPermission, RemovePermission,
 // TagResource, UntagResource, ListTagsForResource, Subscribe (the sqs protocol), Unsubscribe,
 // ConfirmSubscription, ListSubscriptions, ListSubscriptionsByTopic, GetSubscriptionAttributes,
-// SetSubscriptionAttributes, Publish and PublishBatch. Errors have SNS's shape:
+// SetSubscriptionAttributes, Publish, PublishBatch, PutDataProtectionPolicy and GetDataProtectionPolicy (the
+// policy is stored and returned, not applied). Errors have SNS's shape:
 //
 //	<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/">
 //	  <Error>
@@ -18,7 +19,9 @@
 //	  <RequestId>...</RequestId>
 //	</ErrorResponse>
 //
-// with the HTTP status of SNS's model (NotFound 404, InvalidParameter 400, AuthorizationError 403).
+// with the HTTP status of SNS's model (NotFound 404, InvalidParameter 400, AuthorizationError 403), SNS's
+// texts (a filter policy's errors with the location of SNS's rule compiler, a JSON attribute's with
+// Jackson's) and SNS's order of checks.
 //
 // # Accounts and regions
 //
@@ -32,7 +35,8 @@
 // A publish delivers to every subscribed queue before it answers (fifoq.Topic.Publish), so a client can
 // receive from the queue at once. The envelopes name the endpoint the publish request reached
 // (UnsubscribeURL) and, with [WithSigningKey], are signed as SNS signs them, their SigningCertURL being the
-// certificate the server serves on that same endpoint.
+// certificate the server serves on that same endpoint. A publish's X-Amzn-Trace-Id header reaches each queue
+// as its AWSTraceHeader system attribute.
 //
 // # With SQS on one endpoint
 //

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/internal/rule"
 )
 
 // An apiError is a refused request as SNS reports it: its query error code, message and HTTP status.
@@ -78,3 +79,16 @@ func toAPIError(err error) *apiError {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// maxJSONDepth is the deepest nesting of the JSON of an attribute SNS reads: Jackson's default limit.
+const maxJSONDepth = 1000
+
+// jsonErrorText is what SNS says of the JSON of an attribute it cannot read (err from rule.ParseJSON):
+// Jackson's message and location, or Jackson's message for JSON nested deeper than its limit.
+func jsonErrorText(err error) string {
+	if errors.Is(err, rule.ErrJSONTooDeep) {
+		return "Document nesting depth (" + itoa(maxJSONDepth+1) + ") exceeds the maximum allowed (" + itoa(maxJSONDepth) +
+			", from `StreamReadConstraints.getMaxNestingDepth()`)"
+	}
+	return err.Error()
+}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/topic"
@@ -42,7 +43,7 @@ func (c *call) messageAttributes(prefix, member string) (map[string]fifoq.Attrib
 }
 
 // message reads a message's parameters, under prefix ("" for Publish's, "PublishBatchRequestEntries.member.N."
-// for an entry's).
+// for an entry's), and the request's X-Amzn-Trace-Id header, which SNS passes on to SQS as AWSTraceHeader.
 func (c *call) message(prefix, attrMember string) (topic.Message, error) {
 	attrs, err := c.messageAttributes(prefix+"MessageAttributes", attrMember)
 	if err != nil {
@@ -50,7 +51,8 @@ func (c *call) message(prefix, attrMember string) (topic.Message, error) {
 	}
 	m := topic.Message{Message: c.get(prefix + "Message"), Subject: c.get(prefix + "Subject"),
 		MessageStructure: c.get(prefix + "MessageStructure"), GroupID: c.get(prefix + "MessageGroupId"),
-		DeduplicationID: c.get(prefix + "MessageDeduplicationId"), Attributes: attrs}
+		DeduplicationID: c.get(prefix + "MessageDeduplicationId"), Attributes: attrs,
+		TraceHeader: c.r.Header.Get("X-Amzn-Trace-Id")}
 	if c.has(prefix+"Subject") && m.Subject == "" {
 		return m, invalidParameter("Subject", "") // an empty Subject given, which fifoq.Publish reads as none
 	}
@@ -107,18 +109,28 @@ func publish(s *Server, c *call) (*xmlOut, error) {
 	return &x, nil
 }
 
-// validBatchID reports whether id is a valid batch entry id: 1..80 alphanumerics, hyphens and underscores.
-func validBatchID(id string) bool {
-	if id == "" || len(id) > 80 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
+// maxBatchIDLength is the longest batch entry id.
+const maxBatchIDLength = 80
+
+// checkBatchIDs checks the ids of a PublishBatch's entries as SNS does: distinct, then each of at most 80
+// characters of [A-Za-z0-9_-], the first bad id named.
+func checkBatchIDs(ids []string) error {
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			return newError("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id.")
 		}
 	}
-	return true
+	for _, id := range ids {
+		if len(id) > maxBatchIDLength {
+			return newError("InvalidBatchEntryId", "The Id of a batch entry in the batch request is too long: %s", id)
+		}
+		if id == "" || strings.IndexFunc(id, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_')
+		}) >= 0 {
+			return newError("InvalidBatchEntryId", "The Id of a batch entry in the batch request contains an impermissible character: %s", id)
+		}
+	}
+	return nil
 }
 
 func publishBatch(s *Server, c *call) (*xmlOut, error) {
@@ -127,42 +139,40 @@ func publishBatch(s *Server, c *call) (*xmlOut, error) {
 		return nil, err
 	}
 	var ids []string
-	var ms []topic.Message
 	for i := 1; ; i++ {
 		p := "PublishBatchRequestEntries.member." + strconv.Itoa(i) + "."
 		if !c.has(p+"Id") && !c.has(p+"Message") {
 			break
 		}
-		if i > fifoq.MaxBatchEntries {
-			return nil, toAPIError(topic.ErrTooManyEntries)
+		if !c.has(p + "Id") {
+			return nil, validationError("publishBatchRequestEntries." + strconv.Itoa(i) + ".member.id")
 		}
-		id := c.get(p + "Id")
-		if !validBatchID(id) {
-			return nil, newError("InvalidBatchEntryId", "The Id of a batch entry in a batch request doesn't abide by the specification.")
-		}
-		if slices.Contains(ids, id) {
-			return nil, newError("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id.")
-		}
-		m, err := c.message(p, "publishBatchRequestEntries."+strconv.Itoa(i)+".member.messageAttributes")
-		if err != nil {
+		ids = append(ids, c.get(p+"Id"))
+	}
+	switch {
+	case len(ids) == 0:
+		return nil, toAPIError(topic.ErrEmptyBatch)
+	case len(ids) > fifoq.MaxBatchEntries:
+		return nil, toAPIError(topic.ErrTooManyEntries)
+	}
+	if err := checkBatchIDs(ids); err != nil {
+		return nil, err
+	}
+	ms := make([]topic.Message, len(ids))
+	for i := range ids {
+		p := "PublishBatchRequestEntries.member." + strconv.Itoa(i+1) + "."
+		if ms[i], err = c.message(p, "publishBatchRequestEntries."+strconv.Itoa(i+1)+".member.messageAttributes"); err != nil {
 			return nil, err
 		}
-		ids, ms = append(ids, id), append(ms, m)
 	}
-	if len(ms) == 0 {
-		return nil, toAPIError(topic.ErrEmptyBatch)
-	}
-	// SNS refuses the whole request for an entry that breaks a rule of the message (recorded from AWS:
-	// ParameterValueInvalid for an attribute, InvalidParameter for a message structure); fifoq.PublishBatch
-	// reports them by entry, so they are turned back into the request's error.
+	// An entry that breaks a rule of the message fails the whole request, as on SNS (recorded from AWS:
+	// ParameterValueInvalid for an attribute, InvalidParameter for a message structure), and so it does
+	// topic.PublishBatch; only entries reached after the topic was deleted fail alone.
 	results, err := t.PublishBatch(c.r.Context(), ms, s.publishOptions(c)...)
 	var be *fifoq.BatchError
 	if errors.As(err, &be) {
 		failed := make(map[int]error)
 		for _, e := range be.Entries {
-			if !errors.Is(e.Err, topic.ErrNotFound) {
-				return nil, e.Err
-			}
 			failed[e.Index] = e.Err
 		}
 		return batchOut(ids, results, failed), nil

@@ -53,11 +53,23 @@ func newEnv(t *testing.T, opts ...snsapi.Option) *env {
 // call posts a query-protocol form and returns the status and body.
 func (e *env) call(action string, kv ...string) (int, string) {
 	e.t.Helper()
+	return e.callWith(nil, action, kv...)
+}
+
+// callWith is call with the request's headers.
+func (e *env) callWith(header http.Header, action string, kv ...string) (int, string) {
+	e.t.Helper()
 	form := url.Values{"Action": {action}}
 	for i := 0; i < len(kv); i += 2 {
 		form.Add(kv[i], kv[i+1])
 	}
-	resp, err := http.PostForm(e.url+"/", form)
+	req, err := http.NewRequest("POST", e.url+"/", strings.NewReader(form.Encode()))
+	require.NoError(e.t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(e.t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
@@ -249,7 +261,8 @@ func TestSubscriptionAttributesAndLists(t *testing.T) {
 	_, body = e.call("SetSubscriptionAttributes", "SubscriptionArn", sub, "AttributeName", "RedrivePolicy", "AttributeValue", `{"deadLetterTargetArn": "x"}`)
 	require.Equal(t, "Invalid parameter: RedrivePolicy: deadLetterTargetArn is an invalid arn", value(t, body, "Message"))
 	_, body = e.call("SetSubscriptionAttributes", "SubscriptionArn", sub, "AttributeName", "FilterPolicy", "AttributeValue", `{"a": 1}`)
-	require.Equal(t, "Invalid parameter: FilterPolicy: \"a\" must be an object or an array", value(t, body, "Message"))
+	require.Equal(t, "Invalid parameter: FilterPolicy: \"a\" must be an object or an array\n at [Source: (String)\"{\"a\":1}\"; line: 1, column: 7]",
+		value(t, body, "Message"))
 	e.ok("SetSubscriptionAttributes", "SubscriptionArn", sub, "AttributeName", "RedrivePolicy", "AttributeValue",
 		`{"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:dlq.fifo"}`)
 

@@ -1,11 +1,15 @@
 package snsapi
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"maps"
+	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/internal/rule"
 	"github.com/fifoq/fifoq/topic"
@@ -52,13 +56,15 @@ func setSubscriptionAttribute(d *catalog.SubscriptionDefinition, name, value str
 			d.DeadLetterQueue = nil
 			return "", nil
 		}
-		var p struct {
-			DeadLetterTargetArn string `json:"deadLetterTargetArn"`
+		v, _, err := rule.ParseJSON(value, maxJSONDepth)
+		if err != nil {
+			return "RedrivePolicy: failed to parse JSON. " + jsonErrorText(err), nil
 		}
-		if err := json.Unmarshal([]byte(value), &p); err != nil {
-			return "RedrivePolicy: failed to parse JSON. " + err.Error(), nil
+		target := ""
+		if arn, ok := v.Member("deadLetterTargetArn"); ok && v.Kind == rule.JSONObject && arn.Kind == rule.JSONString {
+			target = arn.Text
 		}
-		k, ok := queueOfARN(p.DeadLetterTargetArn)
+		k, ok := queueOfARN(target)
 		if !ok {
 			return "RedrivePolicy: deadLetterTargetArn is an invalid arn", nil
 		}
@@ -89,38 +95,117 @@ func subscribe(s *Server, c *call) (*xmlOut, error) {
 		return nil, validationError("protocol")
 	case !protocols[protocol]:
 		return nil, invalidParameter("Amazon SNS does not support this protocol string: "+protocol, "")
-	case protocol != "sqs":
+	}
+	d := catalog.SubscriptionDefinition{Owner: c.ns.Account}
+	if protocol == "sqs" {
+		q, ok := queueOfARN(endpoint)
+		if !ok {
+			return nil, invalidParameter("SQS endpoint ARN", "")
+		}
+		d.Queue = q
+	}
+	// The attributes are checked before a protocol fifoq does not deliver to is refused: SNS, which
+	// delivers to them, answers a bad attribute of any protocol.
+	attrs := c.entries("Attributes")
+	if err := readSubscribeAttributes(&d, attrs); err != nil {
+		return nil, err
+	}
+	if protocol != "sqs" {
 		return nil, invalidParameter("Amazon SNS does not support this protocol string: "+protocol,
 			"fifoq delivers to the sqs protocol only")
 	}
-	q, ok := queueOfARN(endpoint)
-	if !ok {
-		return nil, invalidParameter("SQS endpoint ARN", "")
-	}
-	d := catalog.SubscriptionDefinition{Queue: q, Owner: c.ns.Account}
-	attrs := c.entries("Attributes")
-	for _, n := range sortedKeys(attrs) {
-		reason, aerr := setSubscriptionAttribute(&d, n, attrs[n])
-		if aerr != nil {
-			return nil, aerr
-		}
-		if reason != "" {
-			return nil, invalidParameter("Attributes", reason)
-		}
+	if arn, err := s.resubscribe(t, &d, attrs); arn != "" || err != nil {
+		return subscriptionARNOut(arn), err
 	}
 	sub, err := s.cat.Subscribe(c.r.Context(), t.Namespace(), t.Name(), d)
 	if err != nil {
 		return nil, err
 	}
+	return subscriptionARNOut(sub.ARN), nil
+}
+
+func subscriptionARNOut(arn string) *xmlOut {
 	var x xmlOut
-	x.elem("SubscriptionArn", sub.ARN)
-	return &x, nil
+	x.elem("SubscriptionArn", arn)
+	return &x
+}
+
+// readSubscribeAttributes sets the attributes of a Subscribe call on d, and checks its filter policy and
+// scope as the topic will, with Subscribe's words ("Invalid parameter: Attributes Reason: ...").
+func readSubscribeAttributes(d *catalog.SubscriptionDefinition, attrs map[string]string) error {
+	for _, n := range sortedKeys(attrs) {
+		reason, aerr := setSubscriptionAttribute(d, n, attrs[n])
+		if aerr != nil {
+			return aerr
+		}
+		if reason != "" {
+			return invalidParameter("Attributes", reason)
+		}
+	}
+	_, err := topic.ParseFilterPolicy(d.FilterPolicy, d.FilterPolicyScope)
+	switch {
+	case errors.Is(err, topic.ErrInvalidFilterPolicyScope):
+		return err
+	case err != nil && d.FilterPolicy != "":
+		return invalidParameter("Attributes", strings.TrimPrefix(fifoq.ErrorMessage(err), "Invalid parameter: "))
+	}
+	return nil
+}
+
+// resubscribe returns the ARN of the topic's subscription of d's queue, when it has one whose attributes
+// are those given (attrs, read into d): SNS's Subscribe is idempotent, compares only the attributes given,
+// and counts a default as given (a FilterPolicyScope of MessageAttributes is the scope of a subscription
+// without one). An attribute given with another value is refused.
+func (s *Server) resubscribe(t catalog.Topic, d *catalog.SubscriptionDefinition, attrs map[string]string) (string, error) {
+	subs, _ := s.cat.TopicSubscriptions(t.Namespace(), t.Name())
+	for _, sub := range subs {
+		if sub.Definition.Queue != d.Queue {
+			continue
+		}
+		for name := range attrs {
+			if !sameSubscriptionAttribute(name, d, &sub.Definition) {
+				return "", invalidParameter("Attributes", "Subscription already exists with different attributes")
+			}
+		}
+		return sub.ARN, nil
+	}
+	return "", nil
+}
+
+// sameSubscriptionAttribute reports whether the attribute name has the same value in given and in existing.
+// Filter policies are the same when they are the same JSON, whatever their spacing and key order.
+func sameSubscriptionAttribute(name string, given, existing *catalog.SubscriptionDefinition) bool {
+	switch name {
+	case "RawMessageDelivery":
+		return given.RawMessageDelivery == existing.RawMessageDelivery
+	case "FilterPolicy":
+		return sameJSON(given.FilterPolicy, existing.FilterPolicy)
+	case "FilterPolicyScope":
+		return cmp.Or(given.FilterPolicyScope, topic.FilterPolicyScopeMessageAttributes) ==
+			cmp.Or(existing.FilterPolicyScope, topic.FilterPolicyScopeMessageAttributes)
+	case "RedrivePolicy":
+		g, e := given.DeadLetterQueue, existing.DeadLetterQueue
+		return g == nil && e == nil || g != nil && e != nil && *g == *e
+	}
+	return given.Stored[name] == existing.Stored[name]
+}
+
+// sameJSON reports whether a and b are the same JSON value, or both "".
+func sameJSON(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	var va, vb any
+	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // subscriptionOf returns the subscription a SubscriptionArn parameter names.
 func (s *Server) subscriptionOf(c *call) (catalog.Subscription, error) {
 	arn := c.get("SubscriptionArn")
-	svc, ns, resource, err := parseARN("SubscriptionArn", arn)
+	svc, ns, resource, err := c.parseARN("SubscriptionArn")
 	if err != nil {
 		return catalog.Subscription{}, err
 	}
@@ -166,18 +251,36 @@ func unsubscribe(s *Server, c *call) (*xmlOut, error) {
 }
 
 // confirmSubscription confirms nothing: fifoq's sqs subscriptions are confirmed when they are made, and it
-// sends no confirmation tokens, so every token is one SNS does not know.
+// sends no confirmation tokens, so every token is one SNS does not know. SNS checks the token's form before
+// the topic: a token that is not hexadecimal is "Invalid token"; then a TopicArn it cannot read is "Invalid
+// parameter: Topic"; then a token it does not know is "Invalid parameter: Token", even for a topic that does
+// not exist.
 func confirmSubscription(s *Server, c *call) (*xmlOut, error) {
+	if !c.has("Token") {
+		return nil, validationError("token")
+	}
+	if !isHexToken(c.get("Token")) {
+		return nil, newError("InvalidParameter", "Invalid token")
+	}
 	if _, err := s.topicOf(c, "TopicArn"); err != nil {
 		if ae, ok := err.(*apiError); ok && ae.code == "InvalidParameter" {
 			return nil, invalidParameter("Topic", "")
 		}
-		return nil, err
-	}
-	if !c.has("Token") {
-		return nil, validationError("token")
 	}
 	return nil, invalidParameter("Token", "")
+}
+
+// isHexToken reports whether token has the form of SNS's confirmation tokens: hexadecimal digits.
+func isHexToken(token string) bool {
+	if token == "" {
+		return false
+	}
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // subscriptionsOut writes a list of subscriptions and its next token.

@@ -16,8 +16,8 @@ import (
 // result (<TagResourceResult/>).
 type handler func(s *Server, c *call) (*xmlOut, error)
 
-// actions are the actions the server serves. SNS's other actions (SMS, mobile push, data protection) are
-// answered InvalidAction.
+// actions are the actions the server serves. SNS's other actions (SMS, mobile push) are answered
+// InvalidAction.
 var actions map[string]handler
 
 func init() {
@@ -30,6 +30,7 @@ func init() {
 		"ListSubscriptions": listSubscriptions, "ListSubscriptionsByTopic": listSubscriptionsByTopic,
 		"GetSubscriptionAttributes": getSubscriptionAttributes, "SetSubscriptionAttributes": setSubscriptionAttributes,
 		"Publish": publish, "PublishBatch": publishBatch,
+		"PutDataProtectionPolicy": putDataProtectionPolicy, "GetDataProtectionPolicy": getDataProtectionPolicy,
 	}
 }
 
@@ -37,10 +38,13 @@ func init() {
 // action names do not overlap, which is how Route tells an unsigned query request's service.
 func IsAction(action string) bool { _, ok := actions[action]; return ok }
 
-// parseARN splits an ARN (arn:partition:service:region:account:resource) as SNS checks it, param naming the
-// parameter in the error.
-func parseARN(param, arn string) (service string, ns catalog.Namespace, resource string, err error) {
-	if arn == "" {
+// parseARN splits the ARN of the parameter param (arn:partition:service:region:account:resource) as SNS
+// checks it. A parameter not given has no value; one given empty is an ARN of one element, as SNS answers
+// Publish with TopicArn="" ("An ARN must have at least 6 elements, not 1"), but for an empty SubscriptionArn,
+// which SNS answers as one not given.
+func (c *call) parseARN(param string) (service string, ns catalog.Namespace, resource string, err error) {
+	arn := c.get(param)
+	if !c.has(param) || arn == "" && param == "SubscriptionArn" {
 		return "", ns, "", invalidParameter(param, "no value for required parameter")
 	}
 	a, err := rule.ParseARN(arn)
@@ -53,7 +57,7 @@ func parseARN(param, arn string) (service string, ns catalog.Namespace, resource
 // topicOf returns the topic a TopicArn parameter names: an SNS ARN in the request's region (another region's
 // is "Invalid parameter: TopicArn", as SNS answers), of any account; ErrTopicNotFound when there is none.
 func (s *Server) topicOf(c *call, param string) (catalog.Topic, error) {
-	svc, ns, name, err := parseARN(param, c.get(param))
+	svc, ns, name, err := c.parseARN(param)
 	if err != nil {
 		return catalog.Topic{}, err
 	}
@@ -143,6 +147,9 @@ func setTopicAttribute(d *catalog.TopicDefinition, fifo bool, name, value string
 		if value != "" && !json.Valid([]byte(value)) {
 			return invalidParameter(name, "failed to parse JSON")
 		}
+		if name == "DeliveryPolicy" && value != "" {
+			value = normalizeDeliveryPolicy(value)
+		}
 		fallthrough
 	case storedTopicAttributes[name] || isFeedbackAttribute(name):
 		if name == "FifoThroughputScope" && (!fifo || value != "Topic" && value != "MessageGroup") {
@@ -170,11 +177,7 @@ func createTopic(s *Server, c *call) (*xmlOut, error) {
 	if !c.has("Name") {
 		return nil, validationError("name")
 	}
-	if fifo && !strings.HasSuffix(name, ".fifo") {
-		return nil, newError("InvalidParameter", "Fifo Topic names must end with .fifo and must be made up of only uppercase "+
-			"and lowercase ASCII letters, numbers, underscores, and hyphens, and must be between 1 and 256 characters long.")
-	}
-	if !fifo && strings.HasSuffix(name, ".fifo") {
+	if fifo != strings.HasSuffix(name, ".fifo") { // a FIFO topic's name ends in .fifo, for a new topic or an existing one
 		return nil, invalidParameter("Topic Name", "")
 	}
 	tags, err := c.tags("Tags")
@@ -190,13 +193,51 @@ func createTopic(s *Server, c *call) (*xmlOut, error) {
 			return nil, err
 		}
 	}
-	t, err := s.cat.CreateTopic(c.r.Context(), c.ns, name, def)
+	t, err := s.createTopic(c, name, def)
 	if err != nil {
 		return nil, err
 	}
 	var x xmlOut
 	x.elem("TopicArn", t.ARN())
 	return &x, nil
+}
+
+// createTopic creates the topic name of the request's namespace, or returns it when it exists with what def
+// asks for. Of tags, SNS asks only that each tag given be on the topic (Tags=[] too), where the catalogue
+// compares them whole: given tags that are all on the topic are not passed to it; if the topic is gone by
+// then and made again, they are set on the new topic.
+func (s *Server) createTopic(c *call, name string, def catalog.TopicDefinition) (catalog.Topic, error) {
+	ctx := c.r.Context()
+	existing, exists := s.cat.TopicDefinition(c.ns, name)
+	tags := def.Tags
+	passed := !exists || !hasTags(existing.Tags, tags)
+	if !passed {
+		def.Tags = nil
+	}
+	t, err := s.cat.CreateTopic(ctx, c.ns, name, def)
+	if err != nil || passed || len(tags) == 0 {
+		return t, err
+	}
+	if now, ok := s.cat.TopicDefinition(c.ns, name); ok && !now.Created.Equal(existing.Created) {
+		err = s.cat.UpdateTopic(ctx, c.ns, name, func(d *catalog.TopicDefinition) error {
+			if d.Tags == nil {
+				d.Tags = make(map[string]string)
+			}
+			maps.Copy(d.Tags, tags)
+			return nil
+		})
+	}
+	return t, err
+}
+
+// hasTags reports whether each of tags is in have, with its value.
+func hasTags(have, tags map[string]string) bool {
+	for k, v := range tags {
+		if hv, ok := have[k]; !ok || hv != v {
+			return false
+		}
+	}
+	return true
 }
 
 func deleteTopic(s *Server, c *call) (*xmlOut, error) {
@@ -354,112 +395,9 @@ func setTopicAttributes(s *Server, c *call) (*xmlOut, error) {
 	})
 }
 
-// ownerOnly are the actions AddPermission cannot grant.
-var ownerOnly = map[string]bool{"AddPermission": true, "RemovePermission": true, "DeleteTopic": true,
-	"SetTopicAttributes": true, "CreateTopic": true}
-
-func addPermission(s *Server, c *call) (*xmlOut, error) {
-	t, err := s.topicOf(c, "TopicArn")
-	if err != nil {
-		return nil, err
-	}
-	label, accounts, acts := c.get("Label"), c.members("AWSAccountId"), c.members("ActionName")
-	switch {
-	case label == "":
-		return nil, validationError("label")
-	case len(accounts) == 0:
-		return nil, validationError("aWSAccountId")
-	case len(acts) == 0:
-		return nil, validationError("actionName")
-	}
-	for _, a := range acts {
-		if ownerOnly[a] {
-			return nil, invalidParameter("Policy statement action out of service scope!", "")
-		}
-	}
-	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace(), t.Name(), func(d *catalog.TopicDefinition) error {
-		doc, statements, err := readPolicy(t, d)
-		if err != nil {
-			return err
-		}
-		for _, st := range statements {
-			if m, ok := st.(map[string]any); ok && m["Sid"] == label {
-				return invalidParameter("Statement already exists", "")
-			}
-		}
-		principals := make([]string, len(accounts))
-		for i, a := range accounts {
-			principals[i] = rule.IAMARN(c.ns.Region, a, "root")
-		}
-		actions := make([]string, len(acts))
-		for i, a := range acts {
-			actions[i] = "SNS:" + a
-		}
-		doc["Statement"] = append(statements, map[string]any{"Sid": label, "Effect": "Allow",
-			"Principal": map[string]any{"AWS": oneOrMany(principals)}, "Action": oneOrMany(actions), "Resource": t.ARN()})
-		return storePolicy(d, doc)
-	})
-}
-
-func removePermission(s *Server, c *call) (*xmlOut, error) {
-	t, err := s.topicOf(c, "TopicArn")
-	if err != nil {
-		return nil, err
-	}
-	label := c.get("Label")
-	if label == "" {
-		return nil, validationError("label")
-	}
-	return nil, s.cat.UpdateTopic(c.r.Context(), t.Namespace(), t.Name(), func(d *catalog.TopicDefinition) error {
-		doc, statements, err := readPolicy(t, d)
-		if err != nil {
-			return err
-		}
-		kept := slices.DeleteFunc(statements, func(st any) bool {
-			m, ok := st.(map[string]any)
-			return ok && m["Sid"] == label
-		})
-		doc["Statement"] = kept
-		return storePolicy(d, doc)
-	})
-}
-
-// readPolicy returns the topic's policy, SNS's default when it has none, and its statements.
-func readPolicy(t catalog.Topic, d *catalog.TopicDefinition) (map[string]any, []any, error) {
-	raw := d.Stored["Policy"]
-	if raw == "" {
-		raw = defaultTopicPolicy(t)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(raw), &doc); err != nil || doc == nil {
-		return nil, nil, invalidParameter("Policy", "failed to parse JSON")
-	}
-	statements, _ := doc["Statement"].([]any)
-	return doc, statements, nil
-}
-
-func storePolicy(d *catalog.TopicDefinition, doc map[string]any) error {
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return errInternal
-	}
-	if d.Stored == nil {
-		d.Stored = make(map[string]string)
-	}
-	d.Stored["Policy"] = string(b)
-	return nil
-}
-
-func oneOrMany(items []string) any {
-	if len(items) == 1 {
-		return items[0]
-	}
-	return items
-}
-
 // resourceTopic returns the topic a ResourceArn names: ResourceNotFound when there is none.
 func (s *Server) resourceTopic(c *call) (catalog.Topic, error) {
-	svc, ns, name, err := parseARN("ResourceArn", c.get("ResourceArn"))
+	svc, ns, name, err := c.parseARN("ResourceArn")
 	if err != nil {
 		return catalog.Topic{}, err
 	}

@@ -2,6 +2,7 @@ package topic
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/internal/rule"
@@ -37,8 +38,8 @@ var (
 
 	// ErrEmptyMessage: a published message has at least one character.
 	ErrEmptyMessage = rule.NewSaying("InvalidParameter", "topic: empty message", "Invalid parameter: Empty message")
-	// ErrInvalidMessage: a message that is not valid UTF-8, or a MessageStructure json message that
-	// is not a JSON object with a "default" string.
+	// ErrInvalidMessage: a message that is not valid UTF-8, a MessageStructure json message that is not a
+	// JSON object with a "default" string, or a trace header longer than 1024 bytes.
 	ErrInvalidMessage = rule.New("InvalidParameter", "topic: invalid message")
 	// ErrInvalidSubject: a subject is 1..99 characters of UTF-8 text, without line breaks or control
 	// characters, and starts with a letter, number or punctuation mark.
@@ -81,7 +82,7 @@ func badTopicAttribute(aws string, format string, args ...any) *rule.Rejection {
 // policyRejection rejects a filter policy: reason is SNS's text after "Invalid parameter: ", which Subscribe
 // prefixes with "Attributes Reason: " as SNS does for the attributes of a Subscribe call.
 func policyRejection(sentinel *fifoq.Error, reason string, subscribe bool) *rule.Rejection {
-	r := rule.Reject(sentinel, "%s", reason)
+	r := rule.Reject(sentinel, "%s", strings.ReplaceAll(reason, "\n", ""))
 	if subscribe {
 		return r.Says("Invalid parameter: Attributes Reason: %s", reason)
 	}

@@ -175,6 +175,7 @@ func ExampleParseFilterPolicy() {
 	// 150 true
 	// 151 false
 	// InvalidParameter Invalid parameter: FilterPolicy: Bottom must be less than top
+	//  at [Source: (String)"{"price_usd":[{"numeric":[">",10,"<",5]}]}"; line: 1, column: 40]
 }
 
 // Example_readme is the topics snippet of README.md: a topic whose filtered, raw subscription feeds a billing

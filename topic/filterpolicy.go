@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -65,8 +64,12 @@ type policyKey struct {
 // prefix, suffix, equals-ignore-case, anything-but, numeric, exists and cidr. The policy's combinations
 // (the product of its arrays' lengths, each times its depth, summed over the branches of "$or") must not
 // pass 150, and the policy is at most 256 KiB; a policy whose JSON nests deeper than 256 levels is too complex
-// too. Anything else returns ErrInvalidFilterPolicy, whose
-// [ErrorMessage] is SNS's ("Invalid parameter: FilterPolicy: ..."), or ErrInvalidFilterPolicyScope.
+// too. A numeric bound or an anything-but number is from -10^9 to 10^9. Anything else returns
+// ErrInvalidFilterPolicy, whose [fifoq.ErrorMessage] is SNS's ("Invalid parameter: FilterPolicy: ..."),
+// ending, as SNS's does, with the location its rule compiler or JSON parser reached (a line break, then
+// `at [Source: (String)"<the policy without white space>"; line: 1, column: <N>]`), or
+// ErrInvalidFilterPolicyScope. The JSON is read as SNS reads it: its first value and nothing after it; a key
+// given twice holds its last value.
 func ParseFilterPolicy(policy string, scope FilterPolicyScope) (*FilterPolicy, error) {
 	p, err := parseFilterPolicy(policy, scope)
 	if err != nil {
@@ -102,17 +105,18 @@ func parseFilterPolicy(src string, scope FilterPolicyScope) (*FilterPolicy, erro
 	if len(src) > maxFilterPolicySize {
 		return nil, policyErrorf("FilterPolicy: Filter policy can not be larger than %d bytes", maxFilterPolicySize)
 	}
-	root, err := parseJSONTree(src)
-	if errors.Is(err, errJSONTooDeep) {
+	root, present, err := rule.ParseJSON(src, maxJSONDepth)
+	if errors.Is(err, rule.ErrJSONTooDeep) {
 		return nil, policyErrorf("FilterPolicy: Filter policy is too complex")
 	}
 	if err != nil {
-		return nil, policyErrorf("FilterPolicy: failed to parse JSON.")
+		return nil, policyErrorf("FilterPolicy: failed to parse JSON. %s", err)
 	}
-	if root.kind != jsonObject {
-		return nil, policyErrorf("FilterPolicy: Filter is not an object")
+	compact := ""
+	if present {
+		compact = root.Compact()
 	}
-	obj, nested, err := compileObject(&root)
+	obj, nested, err := newPolicyCursor(compact).compilePolicy()
 	if err != nil {
 		return nil, err
 	}
@@ -139,71 +143,6 @@ type policyField struct {
 	conds  []condition
 	nested *policyObject
 	or     []*policyObject
-}
-
-// compileObject compiles a policy object, checking it as SNS's parser does, in document order; nested
-// reports whether the object has nested keys (an object as a key's value), outside $or or inside.
-func compileObject(n *jsonNode) (obj *policyObject, nested bool, err error) {
-	if len(n.members) == 0 {
-		return nil, false, policyErrorf("FilterPolicy: Empty objects are not allowed")
-	}
-	obj = &policyObject{}
-	for i := range n.members {
-		m := &n.members[i]
-		f := policyField{key: m.key}
-		switch {
-		case m.val.kind == jsonObject:
-			sub, _, err := compileObject(&m.val)
-			if err != nil {
-				return nil, false, err
-			}
-			f.nested, nested = sub, true
-		case m.val.kind == jsonArray && m.key == "$or" && isOrArray(&m.val):
-			for j := range m.val.items {
-				sub, subNested, err := compileObject(&m.val.items[j])
-				if err != nil {
-					return nil, false, err
-				}
-				f.or = append(f.or, sub)
-				nested = nested || subNested
-			}
-		case m.val.kind == jsonArray:
-			if f.conds, err = compileConditions(&m.val); err != nil {
-				return nil, false, err
-			}
-		default:
-			return nil, false, policyErrorf("FilterPolicy: %q must be an object or an array", m.key)
-		}
-		obj.fields = append(obj.fields, f)
-	}
-	return obj, nested, nil
-}
-
-// The names of the match expressions: an object in $or whose keys include one is not a branch, and the
-// "$or" key is then an ordinary key.
-var matchTypes = map[string]bool{
-	"prefix": true, "suffix": true, "equals-ignore-case": true, "anything-but": true, "numeric": true,
-	"exists": true, "cidr": true,
-}
-
-// isOrArray reports whether the array of a "$or" key makes it SNS's OR operator: at least two objects, none
-// with a key that names a match expression. Otherwise "$or" is a key like any other.
-func isOrArray(n *jsonNode) bool {
-	if len(n.items) < 2 {
-		return false
-	}
-	for i := range n.items {
-		it := &n.items[i]
-		if it.kind != jsonObject {
-			return false
-		}
-		for _, m := range it.members {
-			if matchTypes[m.key] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // policyCombinations returns the complexity of obj, SNS's measure: the product, over its keys, of the
@@ -281,233 +220,14 @@ type condition struct {
 	str  string  // condString, condPrefix, condSuffix, condEqualsIgnoreCase
 	num  float64 // condNumber
 	flag bool    // condBool, condExists
-	// condNumeric: the range; a missing bound is infinite.
+	// condNumeric: the range; a missing bound is infinite. The keys are the bounds as comparable numbers
+	// (numberKey), math.MinInt64 and math.MaxInt64 for missing ones.
 	lo, hi         float64
 	loOpen, hiOpen bool
+	loKey, hiKey   int64
 	prefix         netip.Prefix // condCIDR
 	// condAnythingBut: matches a value none of these match (exact strings, exact numbers, or one prefix).
 	not []condition
-}
-
-// compileConditions compiles a key's array of conditions.
-func compileConditions(n *jsonNode) ([]condition, error) {
-	if len(n.items) == 0 {
-		return nil, policyErrorf("FilterPolicy: Empty arrays are not allowed")
-	}
-	conds := make([]condition, 0, len(n.items))
-	for i := range n.items {
-		it := &n.items[i]
-		var c condition
-		switch it.kind {
-		case jsonString:
-			c = condition{kind: condString, str: it.text}
-		case jsonNumber:
-			c = condition{kind: condNumber, num: it.num}
-		case jsonBool:
-			c = condition{kind: condBool, flag: it.text == "true"}
-		case jsonNull:
-			c = condition{kind: condNull}
-		case jsonObject:
-			var err error
-			if c, err = compileMatchExpression(it); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, policyErrorf("FilterPolicy: Match value must be String, number, true, false, or null")
-		}
-		conds = append(conds, c)
-	}
-	return conds, nil
-}
-
-// compileMatchExpression compiles an object of a key's array: one operator and its operand.
-func compileMatchExpression(n *jsonNode) (condition, error) {
-	if len(n.members) == 0 {
-		return condition{}, policyErrorf("FilterPolicy: Match expression name not found")
-	}
-	op, v := n.members[0].key, &n.members[0].val
-	onlyOne := func(c condition) (condition, error) {
-		if len(n.members) > 1 {
-			return condition{}, policyErrorf("FilterPolicy: Only one key allowed in match expression")
-		}
-		return c, nil
-	}
-	switch op {
-	case "prefix", "suffix", "equals-ignore-case":
-		if v.kind != jsonString {
-			return condition{}, policyErrorf("FilterPolicy: %s match pattern must be a string", op)
-		}
-		kind := condEqualsIgnoreCase
-		switch op {
-		case "prefix":
-			kind = condPrefix
-		case "suffix":
-			kind = condSuffix
-		}
-		return onlyOne(condition{kind: kind, str: v.text})
-	case "exists":
-		if v.kind != jsonBool {
-			return condition{}, policyErrorf("FilterPolicy: exists match pattern must be either true or false.")
-		}
-		return onlyOne(condition{kind: condExists, flag: v.text == "true"})
-	case "cidr":
-		if v.kind != jsonString {
-			return condition{}, policyErrorf("FilterPolicy: prefix match pattern must be a string")
-		}
-		p, err := parseCIDR(v.text)
-		if err != nil {
-			return condition{}, err
-		}
-		return onlyOne(condition{kind: condCIDR, prefix: p})
-	case "numeric":
-		if v.kind != jsonArray {
-			return condition{}, policyErrorf("FilterPolicy: Value of numeric must be an array.")
-		}
-		c, err := compileNumeric(v.items)
-		if err != nil {
-			return condition{}, err
-		}
-		if len(n.members) > 1 {
-			return condition{}, policyErrorf("FilterPolicy: Too many elements in numeric expression")
-		}
-		return c, nil
-	case "anything-but":
-		c, err := compileAnythingBut(v)
-		if err != nil {
-			return condition{}, err
-		}
-		if len(n.members) > 1 {
-			return condition{}, policyErrorf("FilterPolicy: Too many elements in numeric expression")
-		}
-		return c, nil
-	}
-	return condition{}, policyErrorf("FilterPolicy: Unrecognized match type %s", op)
-}
-
-// compileNumeric compiles the array of a numeric condition: ["=", n], ["<" or "<=", n], or [">" or ">=",
-// n], optionally followed by "<" or "<=" and a larger number.
-func compileNumeric(items []jsonNode) (condition, error) {
-	text := func(i int) string {
-		if i < len(items) {
-			return items[i].token()
-		}
-		return "]"
-	}
-	isNum := func(i int) bool { return i < len(items) && items[i].kind == jsonNumber }
-	if len(items) == 0 || items[0].kind != jsonString {
-		return condition{}, policyErrorf("FilterPolicy: Invalid member in numeric match: %s", text(0))
-	}
-	op := items[0].text
-	c := condition{kind: condNumeric, lo: math.Inf(-1), hi: math.Inf(1)}
-	switch op {
-	case "=", "<", "<=", ">", ">=":
-	default:
-		return condition{}, policyErrorf("FilterPolicy: Unrecognized numeric range operator: %s", op)
-	}
-	if !isNum(1) {
-		name := op
-		if op == "=" {
-			name = "equals"
-		}
-		return condition{}, policyErrorf("FilterPolicy: Value of %s must be numeric", name)
-	}
-	x := items[1].num
-	switch op {
-	case "=":
-		c.lo, c.hi = x, x
-	case "<", "<=":
-		c.hi, c.hiOpen = x, op == "<"
-	default:
-		c.lo, c.loOpen = x, op == ">"
-	}
-	if len(items) == 2 {
-		return c, nil
-	}
-	if op != ">" && op != ">=" {
-		return condition{}, policyErrorf("FilterPolicy: Too many elements in numeric expression")
-	}
-	if items[2].kind != jsonString {
-		return condition{}, policyErrorf("FilterPolicy: Bad value in numeric range: %s", text(2))
-	}
-	op2 := items[2].text
-	if op2 != "<" && op2 != "<=" {
-		return condition{}, policyErrorf("FilterPolicy: Bad numeric range operator: %s", op2)
-	}
-	if !isNum(3) {
-		return condition{}, policyErrorf("FilterPolicy: Value of %s must be numeric", op2)
-	}
-	if len(items) > 4 {
-		return condition{}, policyErrorf("FilterPolicy: Too many terms in numeric range expression")
-	}
-	c.hi, c.hiOpen = items[3].num, op2 == "<"
-	if !(c.lo < c.hi) {
-		return condition{}, policyErrorf("FilterPolicy: Bottom must be less than top")
-	}
-	return c, nil
-}
-
-// compileAnythingBut compiles the operand of anything-but: a string, a number, an array of strings or of
-// numbers, or {"prefix": s}. SNS takes no other operator inside anything-but (it refuses suffix, unlike
-// EventBridge).
-func compileAnythingBut(v *jsonNode) (condition, error) {
-	c := condition{kind: condAnythingBut}
-	switch v.kind {
-	case jsonString:
-		c.not = []condition{{kind: condString, str: v.text}}
-	case jsonNumber:
-		c.not = []condition{{kind: condNumber, num: v.num}}
-	case jsonArray:
-		strs, nums := 0, 0
-		for i := range v.items {
-			switch it := &v.items[i]; it.kind {
-			case jsonString:
-				strs++
-				c.not = append(c.not, condition{kind: condString, str: it.text})
-			case jsonNumber:
-				nums++
-				c.not = append(c.not, condition{kind: condNumber, num: it.num})
-			default:
-				return condition{}, policyErrorf("FilterPolicy: Inside anything but list, start|null|boolean is not supported.")
-			}
-		}
-		if (strs == 0) == (nums == 0) {
-			return condition{}, policyErrorf("FilterPolicy: Inside anything but list, either all values are number or string, mixed type is not supported")
-		}
-	case jsonObject:
-		if len(v.members) == 0 {
-			return condition{}, policyErrorf("FilterPolicy: Anything-But expression name not found")
-		}
-		inner, val := v.members[0].key, &v.members[0].val
-		if inner != "prefix" {
-			return condition{}, policyErrorf("FilterPolicy: Unsupported anything-but pattern: %s", inner)
-		}
-		if val.kind != jsonString {
-			return condition{}, policyErrorf("FilterPolicy: prefix match pattern must be a string")
-		}
-		if len(v.members) > 1 {
-			return condition{}, policyErrorf("FilterPolicy: Only one key allowed in match expression")
-		}
-		c.not = []condition{{kind: condPrefix, str: val.text}}
-	default:
-		return condition{}, policyErrorf("FilterPolicy: Value of anything-but must be an array or single string/number value.")
-	}
-	return c, nil
-}
-
-// parseCIDR parses the operand of cidr, with SNS's messages.
-func parseCIDR(s string) (netip.Prefix, error) {
-	addr, bits, ok := strings.Cut(s, "/")
-	if !ok || strings.Contains(bits, "/") {
-		return netip.Prefix{}, policyErrorf("FilterPolicy: Malformed CIDR, one '/' required")
-	}
-	if _, err := strconv.Atoi(bits); err != nil {
-		return netip.Prefix{}, policyErrorf("FilterPolicy: Malformed CIDR, mask bits must be an integer")
-	}
-	p, err := netip.ParsePrefix(s)
-	if err != nil {
-		return netip.Prefix{}, policyErrorf("FilterPolicy: Nonstandard IP address: %s", addr)
-	}
-	return p.Masked(), nil
 }
 
 // jsonKind is the kind of a jsonNode.
@@ -535,19 +255,6 @@ type jsonNode struct {
 type jsonMember struct {
 	key string
 	val jsonNode
-}
-
-// token returns the text SNS's messages show for n: a scalar as written, "[" or "{" for containers.
-func (n *jsonNode) token() string {
-	switch n.kind {
-	case jsonNull:
-		return "null"
-	case jsonArray:
-		return "["
-	case jsonObject:
-		return "{"
-	}
-	return n.text
 }
 
 // maxJSONDepth bounds the nesting of the JSON a filter reads: a policy, a message body (MessageBody scope) and

@@ -1,6 +1,7 @@
 package topic
 
 import (
+	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -15,9 +16,10 @@ import (
 // keys with dots name the same path ({"a": {"b": ...}} and {"a.b": ...} alike), and a value inside an array,
 // at any depth, counts as a value of its path. A key matches when one of its conditions holds for one of
 // its values; {"exists": false} holds when the key has no value. The policy matches when every key of it
-// matches, or of one alternative of each "$or". A String.Array attribute that is not a JSON array of
-// scalars, or a body that is not a JSON object, matches nothing; nor does a body nested deeper than 256
-// levels, which counts as a body that is not JSON.
+// matches, or of one alternative of each "$or". Numbers compare as SNS compares them, to 6 decimal places
+// (100.123456789 equals 100.1234567), and a number outside -10^9..10^9 is in no numeric range. A String.Array
+// attribute that is not a JSON array of scalars, or a body that is not a JSON object, matches nothing; nor
+// does a body nested deeper than 256 levels, which counts as a body that is not JSON.
 func (p *FilterPolicy) Match(m Message) bool {
 	return p.evaluate(&m, newMessageView(&m)) == filterMatch
 }
@@ -217,7 +219,7 @@ func (c *condition) holds(x value) bool {
 	case condString:
 		return x.kind == jsonString && x.str == c.str
 	case condNumber:
-		return x.kind == jsonNumber && x.num == c.num
+		return x.kind == jsonNumber && sameNumber(x.num, c.num)
 	case condBool:
 		return x.kind == jsonBool && (x.str == "true") == c.flag
 	case condNull:
@@ -232,9 +234,10 @@ func (c *condition) holds(x value) bool {
 		if x.kind != jsonNumber {
 			return false
 		}
-		above := x.num > c.lo || !c.loOpen && x.num == c.lo
-		below := x.num < c.hi || !c.hiOpen && x.num == c.hi
-		return above && below
+		k, ok := numberKey(x.num)
+		above := k > c.loKey || !c.loOpen && k == c.loKey
+		below := k < c.hiKey || !c.hiOpen && k == c.hiKey
+		return ok && above && below
 	case condCIDR:
 		if x.kind != jsonString {
 			return false
@@ -250,4 +253,44 @@ func (c *condition) holds(x value) bool {
 		return true
 	}
 	return false
+}
+
+// Numbers compare as SNS's rule engine compares them (event-ruler's ComparableNumber, in the version SNS
+// runs): a number from -10^9 to 10^9 becomes the integer part of 10^6 × (10^9 + n), computed in doubles, so
+// numbers that agree to 6 decimal places are equal (100.123456789 equals 100.1234567) and ranges compare
+// those integers. A policy's numeric bounds and anything-but numbers must be in that range; exact numbers
+// outside it, in a policy or a message, compare as doubles, and a message's number outside it is in no
+// numeric range.
+const maxComparable = 1e9
+
+// numberKey returns f as a comparable number; ok is false outside -maxComparable..maxComparable.
+func numberKey(f float64) (k int64, ok bool) {
+	if !(f >= -maxComparable && f <= maxComparable) {
+		return 0, false
+	}
+	sum := float64(maxComparable + f)
+	return int64(float64(1e6 * sum)), true
+}
+
+// sameNumber reports whether a and b are the same number to SNS: equal comparable numbers, or equal doubles
+// when either is out of range.
+func sameNumber(a, b float64) bool {
+	ka, oka := numberKey(a)
+	kb, okb := numberKey(b)
+	if oka && okb {
+		return ka == kb
+	}
+	return a == b
+}
+
+// keyed returns c, a numeric condition, with the comparable numbers of its bounds.
+func (c condition) keyed() condition {
+	c.loKey, c.hiKey = math.MinInt64, math.MaxInt64
+	if k, ok := numberKey(c.lo); ok {
+		c.loKey = k
+	}
+	if k, ok := numberKey(c.hi); ok {
+		c.hiKey = k
+	}
+	return c
 }

@@ -28,8 +28,8 @@ type Message struct {
 	// protocol: a queue receives its "sqs" entry, or its "default" entry, which it must have.
 	MessageStructure string
 	// GroupID (MessageGroupId) is required on FIFO topics, whose messages of one group reach a queue in
-	// publish order. A standard topic passes it on to its queues (fair queues), where it has no effect on
-	// order.
+	// publish order. A FIFO topic passes it on to its FIFO queues only; a standard topic passes it on to its
+	// queues, all standard (SQS fair queues), where it has no effect on order.
 	GroupID string
 	// DeduplicationID (MessageDeduplicationId) makes a FIFO topic drop a second message with the same id
 	// for 5 minutes. FIFO only; required unless the topic has content-based deduplication, where a message
@@ -40,6 +40,10 @@ type Message struct {
 	// numbers, true, false and null, as a string), "Number" or "Binary", each optionally with a custom
 	// ".suffix". They count toward the message size.
 	Attributes map[string]fifoq.Attribute
+	// TraceHeader is an AWS X-Ray trace header (the X-Amzn-Trace-Id header of SNS's Publish), at most
+	// 1024 bytes; "" for none. Every queue receives it as its AWSTraceHeader system attribute
+	// ([fifoq.Message.TraceHeader]). It does not count toward the message size.
+	TraceHeader string
 }
 
 // PublishResult is what a publish tells the publisher.
@@ -100,8 +104,8 @@ type publication struct {
 	envErr error
 }
 
-// prepare checks m as SNS's Publish does, in SNS's order, and returns it ready to publish; contentDedup is
-// the topic's setting.
+// prepare checks m as SNS's Publish does, in SNS's order (its message structure before its FIFO ids), and
+// returns it ready to publish; contentDedup is the topic's setting.
 func (t *Topic) prepare(m *Message, contentDedup bool) (*publication, error) {
 	if m.Subject != "" {
 		if err := checkSubject(m.Subject); err != nil {
@@ -128,12 +132,16 @@ func (t *Topic) prepare(m *Message, contentDedup bool) (*publication, error) {
 	if size > maxTopicMessageSize {
 		return nil, rule.Reject(ErrMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
 	}
-	if err := t.checkIDs(m, contentDedup); err != nil {
-		return nil, err
-	}
 	content, err := structuredContent(m)
 	if err != nil {
 		return nil, err
+	}
+	if err := t.checkIDs(m, contentDedup); err != nil {
+		return nil, err
+	}
+	if len(m.TraceHeader) > rule.MaxTraceHeaderLength {
+		return nil, rule.InvalidParameter(ErrInvalidMessage, "X-Amzn-Trace-Id", "trace header of %d bytes, want at most %d",
+			len(m.TraceHeader), rule.MaxTraceHeaderLength)
 	}
 	p := &publication{msg: *m, content: content, size: size}
 	if t.fifo {
@@ -356,11 +364,12 @@ func (t *Topic) Publish(ctx context.Context, m Message, opts ...PublishOption) (
 
 // PublishBatch publishes 1..10 messages, in order (PublishBatch). The whole call fails, publishing nothing,
 // when the batch has no entries (ErrEmptyBatch) or more than 10 (ErrTooManyEntries), when its
-// messages and their attributes add up to more than 256 KiB (ErrBatchTooLong), or on a FIFO topic when
-// an entry lacks a group id or a needed deduplication id. An entry that fails Publish's other checks fails
-// alone: its result is zero and the returned *fifoq.BatchError names it, while the other entries are published
-// (entries reached after a concurrent [Topic.Delete] fail with ErrNotFound).
-// Batch entries have no ids here: a front end maps each entry's Id to its position.
+// messages and their attributes add up to more than 256 KiB (ErrBatchTooLong), or when an entry fails one
+// of Publish's checks, as SNS fails the whole request: the error is the first failing entry's, in entry
+// order, wrapped with its index. Entries reached after a concurrent [Topic.Delete] fail alone, with
+// ErrNotFound: their results are zero and the returned *fifoq.BatchError names them, while the entries
+// before them are published. Batch entries have no ids here: a front end maps each entry's Id to its
+// position.
 func (t *Topic) PublishBatch(ctx context.Context, ms []Message, opts ...PublishOption) ([]PublishResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -379,23 +388,17 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []Message, opts ...PublishO
 		return nil, rule.Reject(ErrBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
 	}
 	contentDedup := t.Attributes().ContentBasedDeduplication
-	for i := range ms {
-		if err := t.requireFIFOIDs(&ms[i], contentDedup); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
-		}
-	}
 	pubs := make([]*publication, len(ms))
-	var failed []fifoq.EntryError
 	out := t.newPublishConfig(opts)
 	for i := range ms {
 		p, err := t.prepare(&ms[i], contentDedup)
 		if err != nil {
-			failed = append(failed, fifoq.EntryError{Index: i, Err: err})
-			continue
+			return nil, fmt.Errorf("entry %d: %w", i, err)
 		}
 		p.out = out
 		pubs[i] = p
 	}
+	var failed []fifoq.EntryError
 	results := make([]PublishResult, len(ms))
 	dctx := context.WithoutCancel(ctx)
 	var pending []delivery
@@ -403,9 +406,6 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []Message, opts ...PublishO
 		t.order.Lock()
 	}
 	for i, p := range pubs {
-		if p == nil {
-			continue
-		}
 		res, subs, err := t.accept(p)
 		if err != nil { // the topic was deleted meanwhile: this entry and those after it fail
 			failed = append(failed, fifoq.EntryError{Index: i, Err: err})
@@ -421,7 +421,6 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []Message, opts ...PublishO
 	}
 	t.settle(dctx, pending)
 	if failed != nil {
-		slices.SortFunc(failed, func(a, b fifoq.EntryError) int { return a.Index - b.Index })
 		return results, &fifoq.BatchError{Entries: failed}
 	}
 	return results, nil
@@ -544,13 +543,11 @@ func (t *Topic) countFiltered(o filterOutcome) bool {
 }
 
 // queueMessage returns the message subscription s sends its queue for p: the envelope, or with raw delivery
-// the content and the attributes. A FIFO queue gets the deduplication id; every queue gets the group id.
-// The error is a signer's: the message is then unsigned.
+// the content and the attributes, and the trace header. The error is a signer's: the message is then
+// unsigned.
 func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *publication) (fifoq.Message, error) {
-	qm := fifoq.Message{GroupID: p.msg.GroupID}
-	if s.endpoint.FIFO() {
-		qm.DeduplicationID = p.dedupID
-	}
+	qm := fifoq.Message{TraceHeader: p.msg.TraceHeader}
+	t.setIDs(&qm, s.endpoint.FIFO(), p)
 	if cfg.attrs.RawMessageDelivery {
 		qm.Body = p.content
 		qm.Attributes = p.msg.Attributes // the queue copies them
@@ -561,16 +558,26 @@ func (t *Topic) queueMessage(s *Subscription, cfg *subscriptionConfig, p *public
 	return qm, err
 }
 
+// setIDs sets the ids of qm, the message p sent to a queue (a FIFO queue when fifoQueue), as SNS sets them:
+// a FIFO queue gets the deduplication id; the group id goes to a FIFO queue from a FIFO topic and to a
+// standard queue from a standard topic (an SQS fair queue), not to a standard queue from a FIFO topic.
+func (t *Topic) setIDs(qm *fifoq.Message, fifoQueue bool, p *publication) {
+	qm.GroupID, qm.DeduplicationID = "", ""
+	if fifoQueue == t.fifo {
+		qm.GroupID = p.msg.GroupID
+	}
+	if fifoQueue {
+		qm.DeduplicationID = p.dedupID
+	}
+}
+
 // redrive sends qm, which s's queue refused with cause, to s's dead-letter queue, and logs the failure.
 func (t *Topic) redrive(ctx context.Context, s *Subscription, cfg *subscriptionConfig, p *publication, qm fifoq.Message, cause error) {
 	dlq := cfg.attrs.DeadLetterQueue
 	var dlqErr error
 	if dlq != nil {
 		dm := qm
-		dm.DeduplicationID = ""
-		if dlq.FIFO() {
-			dm.DeduplicationID = p.dedupID
-		}
+		t.setIDs(&dm, dlq.FIFO(), p)
 		var pend fifoq.Pending
 		if _, pend, dlqErr = dlq.SendNoWait(ctx, dm); dlqErr == nil {
 			dlqErr = pend.Wait()

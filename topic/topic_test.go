@@ -137,7 +137,8 @@ func TestTopicSubscribePairing(t *testing.T) {
 	// A filter policy is checked at Subscribe with Subscribe's words, and at SetAttributes with its own.
 	_, err = std.Subscribe(tpQueue(t, "sq3"), topic.SubscriptionAttributes{FilterPolicy: `{"a": "b"}`})
 	require.ErrorIs(t, err, topic.ErrInvalidFilterPolicy)
-	require.Equal(t, `Invalid parameter: Attributes Reason: FilterPolicy: "a" must be an object or an array`, fifoq.ErrorMessage(err))
+	require.Equal(t, `Invalid parameter: Attributes Reason: FilterPolicy: "a" must be an object or an array`+
+		"\n at [Source: (String)\"{\"a\":\"b\"}\"; line: 1, column: 7]", fifoq.ErrorMessage(err))
 	err = s1.SetAttributes(topic.SubscriptionAttributes{FilterPolicy: `{"a": {"b": ["c"]}}`})
 	require.ErrorIs(t, err, topic.ErrInvalidFilterPolicy)
 	require.Equal(t, "Invalid parameter: Filter policy scope MessageAttributes does not support nested filter policy", fifoq.ErrorMessage(err))
@@ -411,23 +412,26 @@ func TestTopicDeadLetterQueue(t *testing.T) {
 	require.Equal(t, uint64(2), m.FailedToRedriveToDLQ)
 }
 
-// TestTopicPublishBatch checks PublishBatch: per-entry failures, whole-call failures, and order.
+// TestTopicPublishBatch checks PublishBatch: whole-call failures, for the batch and for any entry, as SNS
+// fails the whole request, and order.
 func TestTopicPublishBatch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tp := tpTopic(t, "b")
 	q := tpQueue(t, "bq")
 	tpSubscribe(t, tp, q, topic.SubscriptionAttributes{RawMessageDelivery: true})
-	res, err := tp.PublishBatch(ctx, []topic.Message{{Message: "1"}, {}, {Message: "3"}})
-	var be *fifoq.BatchError
-	require.ErrorAs(t, err, &be)
-	require.Len(t, be.Entries, 1)
-	require.Equal(t, 1, be.Entries[0].Index)
-	require.ErrorIs(t, be.Entries[0].Err, topic.ErrEmptyMessage)
+	res, err := tp.PublishBatch(ctx, []topic.Message{{Message: "1"}, {}, {Message: "3", Subject: "\n"}})
+	require.ErrorIs(t, err, topic.ErrEmptyMessage, "the first failing entry's error")
+	require.Equal(t, "Invalid parameter: Empty message", fifoq.ErrorMessage(err))
+	require.Contains(t, err.Error(), "entry 1: ")
+	require.Nil(t, res)
+	require.Empty(t, tpBodies(t, q), "a batch with a bad entry publishes nothing")
+	require.Zero(t, tp.Metrics().Published)
+	res, err = tp.PublishBatch(ctx, []topic.Message{{Message: "1"}, {Message: "2"}})
+	require.NoError(t, err)
 	require.NotEmpty(t, res[0].MessageID)
-	require.Empty(t, res[1].MessageID)
-	require.NotEmpty(t, res[2].MessageID)
-	require.Equal(t, []string{"1", "3"}, tpBodies(t, q))
+	require.NotEmpty(t, res[1].MessageID)
+	require.Equal(t, []string{"1", "2"}, tpBodies(t, q))
 
 	for _, c := range []struct {
 		batch    []topic.Message
