@@ -65,16 +65,18 @@
 // and a field of its own asks for the 0: [ReceiveOptions].NoWaitTime (a short poll), NoVisibilityTimeout
 // (messages left visible) and [Message].NoDelay (no message timer, whatever the queue's delay).
 //
-// A Go program can hold its queues as values. A service that holds them by name, as SQS does, keeps them in a
-// [Catalog]: queues by [Namespace] (an account and a region) and name, each with its [Definition], under the
-// rules of SQS's control plane: CreateQueue ([Catalog.CreateQueue], returning an existing queue whose
-// settings agree), GetQueueUrl ([Catalog.Queue]), ListQueues ([Catalog.List]), DeleteQueue
-// ([Catalog.DeleteQueue], and QueueDeletedRecently), SetQueueAttributes and the permissions
-// ([Catalog.Update]), TagQueue and UntagQueue ([Catalog.TagQueue], [Catalog.UntagQueue]), and the move tasks
-// ([Catalog.StartMoveTask], [Catalog.CancelMoveTask], [Catalog.MoveTasks]), all kept in a [Store] by
-// [OpenCatalog]. Package github.com/fifoq/fifoq/sqsapi serves the whole SQS API, both protocols, from a
-// catalogue, for the AWS SDKs and CLI. [Queue.Messages] has no SQS counterpart: it lists every stored message
-// without receiving it, for tests and debugging.
+// A Go program holds its queues as values. A service that holds them by name, as SQS does, keeps them in a
+// catalogue (package github.com/fifoq/fifoq/catalog): queues and topics by account, region and name, each with
+// its definition, under the rules of SQS's control plane (CreateQueue of an existing queue,
+// QueueDeletedRecently, redrive policies by name, tags, permissions, move tasks), in memory or in a [Store].
+// Package github.com/fifoq/fifoq/topic fans messages out to queues as SNS does, and
+// github.com/fifoq/fifoq/sqsapi serves the whole SQS API, both protocols, from a catalogue, for the AWS SDKs
+// and CLI. [Queue.Messages] has no SQS counterpart: it lists every stored message without receiving it, for
+// tests and debugging.
+//
+// Code that sends and consumes can be written against interfaces rather than *Queue: [Sender], [Source] and
+// [QueueClient]. A *Queue satisfies them in a test or on one machine, and the queues of the sqsadapter module
+// satisfy them over Amazon SQS, so the same code runs in both.
 //
 // # FIFO and message groups
 //
@@ -235,45 +237,25 @@
 // do not fit under MaxBytes are made visible again at once, with their receive count one higher.
 // [ConsumerOptions.Logger] and [ConsumerOptions.OnBatch] report every batch ([BatchReport]).
 //
-// # Topics
-//
-// A [Topic] is Amazon SNS in front of the queues: [NewTopic] makes one (a FIFO topic when its name ends in
-// ".fifo"), [Topic.Subscribe] subscribes a queue with [SubscriptionAttributes] (RawMessageDelivery,
-// FilterPolicy, FilterPolicyScope, and a dead-letter queue for RedrivePolicy), and [Topic.Publish] (Publish)
-// and [Topic.PublishBatch] (PublishBatch) deliver a [TopicMessage] to every subscribed queue whose filter
-// policy it matches, before they return. A queue receives SNS's JSON [Envelope] around the message, or with
-// raw delivery the message itself and its attributes as the queue message's attributes. A FIFO topic takes
-// FIFO and standard queues, a standard topic standard queues; a FIFO topic requires a group id, drops a
-// message whose deduplication id (explicit, or the SHA-256 of the message with
-// [WithTopicContentBasedDeduplication]) it accepted in the last 5 minutes, delivers each group in publish
-// order, and passes the group and deduplication ids on to its queues. A message a queue refuses goes to the
-// subscription's dead-letter queue, or is lost, and Publish does not fail for it.
-//
-// Filter policies are SNS's language ([ParseFilterPolicy]): exact strings and numbers, prefix, suffix,
-// equals-ignore-case, anything-but, numeric ranges, exists, cidr, "$or", and nested keys on the message body,
-// with SNS's limits (5 keys, 150 combinations, 256 KiB) and error texts. Publish checks messages as SNS does
-// (256 KiB with attributes, subject, attribute names and types, ids) with sentinels carrying SNS's error
-// codes, such as [ErrInvalidFilterPolicy] (InvalidParameter). [Topic.Metrics] returns the topic's CloudWatch
-// metrics as [TopicMetrics]. A standard topic signs its envelopes as SNS does with a [Signer] such as
-// [RSASigner] ([WithTopicSigner]); [Envelope.Verify] checks them. A topic, like a queue, starts no goroutines
-// and reads time only from its clock ([WithTopicClock]). The documentation of the repository, docs/topics.md,
-// gives the envelope's layout, the whole policy language and the choices made where SNS is silent.
-//
 // # Packages
 //
-// The root package needs nothing but the standard library and a B-tree. The packages under it each bring
-// what one use needs:
+// The root package needs nothing but the standard library and a B-tree. The packages beside and above it
+// each bring what one use needs:
 //
-//   - github.com/fifoq/fifoq/durable: a store on disk (Pebble) for [WithStore], when queues must survive a
-//     restart or a crash of the process.
+//   - github.com/fifoq/fifoq/topic: topics with the semantics of Amazon SNS, which fan a published message
+//     out to the queues subscribed to them, through filter policies.
+//   - github.com/fifoq/fifoq/catalog: queues and topics by account, region and name with SQS's and SNS's
+//     control-plane rules, in memory or in a [Store].
+//   - github.com/fifoq/fifoq/durable: a store on disk (Pebble) for [WithStore] and catalogues, when queues
+//     must survive a restart or a crash of the process.
 //   - github.com/fifoq/fifoq/fifoqprom: a Prometheus collector of [Queue.Metrics] and [Consumer.Metrics],
 //     for a service that embeds queues and is scraped.
-//   - github.com/fifoq/fifoq/sqsapi: an http.Handler serving the SQS API (JSON and query protocols) from
-//     fifoq queues, for clients in any language, the AWS SDKs and the AWS CLI.
-//   - github.com/fifoq/fifoq/cmd/fifoq: the fifoq command; "fifoq serve" runs sqsapi as a standalone SQS
-//     endpoint, in memory or durable, for local development and integration tests.
-//   - github.com/fifoq/fifoq/sqsadapter: a [Source] over Amazon SQS (aws-sdk-go-v2), to run the same
-//     [Consumer] and handlers against real queues in production.
+//   - github.com/fifoq/fifoq/sqsapi and snsapi: http.Handlers serving the SQS and SNS APIs from a catalogue,
+//     for clients in any language, the AWS SDKs and the AWS CLI.
+//   - github.com/fifoq/fifoq/cmd/fifoq: the fifoq command; "fifoq serve" runs sqsapi and snsapi as a
+//     standalone endpoint, in memory or durable, for local development and integration tests.
+//   - github.com/fifoq/fifoq/sqsadapter: [Source], [Sender] and [QueueClient] over Amazon SQS, and topics'
+//     publishing over SNS (aws-sdk-go-v2), to run the same code against real queues in production.
 //   - github.com/fifoq/fifoq/lambdaevents: runs an aws-lambda-go SQS handler, unchanged, on a Consumer, to
 //     test a Lambda function against fifoq queues.
 //   - github.com/fifoq/fifoq/idempotency: wraps a Handler so each message is processed once even when it
@@ -297,7 +279,7 @@
 // # Logging
 //
 // fifoq logs through [log/slog], only where given a logger: [WithLogger] for a queue, [ConsumerOptions.Logger]
-// for a Consumer, [WithTopicLogger] for a topic. Nothing is logged under a queue's lock. The records:
+// for a Consumer. Nothing is logged under a queue's lock. The records:
 //
 //   - "fifoq: message moved to the dead-letter queue", at Warn, one per message, from the source queue's
 //     logger: queue, dead_letter_queue, message_id, receive_count, and group when the message has one.
@@ -308,10 +290,7 @@
 //     at Error, whatever its outcome. Keys: queue (when the [Source] has a Name method, as a *[Queue] has),
 //     outcome ([Outcome.String]), batch_size, groups (how many), group (when there is exactly one),
 //     failed, filtered, duration (of the handler call), error, stack and delete_error (when there is one).
-//   - From a topic's logger ([WithTopicLogger]), one record per failed delivery: "fifoq: notification moved to
-//     the dead-letter queue" at Warn, "fifoq: notification lost" at Error (no dead-letter queue, or it refused
-//     the message too). Keys: topic, subscription (its ARN), queue, message_id, error, group when the message
-//     has one, dead_letter_queue when the subscription has one, and dead_letter_error when it refused.
+//   - A topic logs its failed deliveries through its own logger (see package github.com/fifoq/fifoq/topic).
 //
 // The keys are snake_case and stable: a key is not renamed in a later version, and means the same in every
 // record that has it, so log queries and [slog.HandlerOptions.ReplaceAttr] functions can rely on them.

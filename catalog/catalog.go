@@ -364,8 +364,20 @@ func (c *Catalog) Queues() []Queue {
 	return out
 }
 
-// Definition returns the definition of the queue name of ns as it is now, its settings read from its Queue
-// (so a change made with [Queue.SetAttributes] shows); ok is false when the catalogue holds no such queue.
+// NamedQueues returns every queue of the catalogue under its display name ([Catalog.DisplayName]): its own name
+// in the default namespace, account/region/name in another. It is the form of the queues a metrics collector or
+// a console asks for at each scrape or page (fifoqprom.WithNamedQueues, fifoqweb.New).
+func (c *Catalog) NamedQueues() map[string]Queue {
+	qs := c.Queues()
+	out := make(map[string]Queue, len(qs))
+	for _, q := range qs {
+		out[c.DisplayName(q.ns, q.name)] = q
+	}
+	return out
+}
+
+// Definition returns the definition of the queue name of ns as it is now, its settings read from its queue;
+// ok is false when the catalogue holds no such queue.
 func (c *Catalog) Definition(ns Namespace, name string) (d Definition, ok bool) {
 	e := c.lookup(ns, name)
 	if e == nil {

@@ -382,3 +382,45 @@ func TestCatalogMoveTaskWhileSourceUpdated(t *testing.T) {
 		require.NoError(t, <-updated)
 	})
 }
+
+// A queue or topic of the default namespace is shown under its own name, one of another namespace as
+// account/region/name; ParseDisplayName reads both back, and NamedQueues and NamedTopics key every queue and
+// topic so, two of one name in two namespaces apart.
+func TestDisplayNames(t *testing.T) {
+	c, _ := newCtCatalog(t)
+	ctCreate(t, c, ctNS, "orders", catalog.Definition{}, 0)
+	ctCreate(t, c, ctOther, "orders", catalog.Definition{}, 0)
+	_, err := c.CreateTopic(t.Context(), ctOther, "events", catalog.TopicDefinition{})
+	require.NoError(t, err)
+
+	require.Equal(t, "orders", c.DisplayName(ctNS, "orders"))
+	require.Equal(t, "111111111111/eu-west-1/orders", c.DisplayName(ctOther, "orders"))
+	for _, tc := range []struct {
+		s    string
+		ns   catalog.Namespace
+		name string
+		ok   bool
+	}{
+		{"orders", ctNS, "orders", true},
+		{"111111111111/eu-west-1/orders", ctOther, "orders", true},
+		{"", catalog.Namespace{}, "", false},
+		{"a/b", catalog.Namespace{}, "", false},
+		{"a/b/", catalog.Namespace{Account: "a", Region: "b"}, "", false},
+		{"a/b/c/d", catalog.Namespace{}, "", false},
+	} {
+		ns, name, ok := c.ParseDisplayName(tc.s)
+		require.Equal(t, tc.ok, ok, tc.s)
+		if ok {
+			require.Equal(t, tc.ns, ns, tc.s)
+			require.Equal(t, tc.name, name, tc.s)
+		}
+	}
+
+	queues := c.NamedQueues()
+	require.Len(t, queues, 2)
+	require.Equal(t, ctNS, queues["orders"].Namespace())
+	require.Equal(t, ctOther, queues["111111111111/eu-west-1/orders"].Namespace())
+	topics := c.NamedTopics()
+	require.Len(t, topics, 1)
+	require.Equal(t, "events", topics["111111111111/eu-west-1/events"].Name())
+}

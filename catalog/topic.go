@@ -260,6 +260,17 @@ func (c *Catalog) Topics() []Topic {
 	return c.topicsWhere(func(catalogKey) bool { return true })
 }
 
+// NamedTopics returns every topic of the catalogue under its display name, as [Catalog.NamedQueues] does for
+// queues (fifoqprom.NewTopicCollector takes it).
+func (c *Catalog) NamedTopics() map[string]Topic {
+	ts := c.Topics()
+	out := make(map[string]Topic, len(ts))
+	for _, t := range ts {
+		out[c.DisplayName(t.ns, t.name)] = t
+	}
+	return out
+}
+
 func (c *Catalog) topicsWhere(keep func(catalogKey) bool) []Topic {
 	b := c.book()
 	b.mu.Lock()

@@ -47,7 +47,7 @@ func Example() {
 		fmt.Println(aws.ToString(m.Body))
 	}
 
-	q, _ := srv.Queue("orders.fifo") // the *fifoq.Queue behind the URL
+	q, _ := srv.Queue("orders.fifo") // the queue behind the URL
 	fmt.Printf("%+v\n", q.Stats())
 	// Output:
 	// http://sqs.test/000000000000/orders.fifo

@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/fifoq/fifoq"
-	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/fifoqprom"
 	"github.com/fifoq/fifoq/sqsapi"
 )
@@ -34,15 +33,7 @@ func Example_serverQueuesAndConsumer() {
 	}
 	reg := prometheus.NewRegistry()
 
-	cat := srv.Catalog()
-	named := func() map[string]catalog.Queue { // each queue under its name in the server (catalog.Catalog.DisplayName)
-		m := make(map[string]catalog.Queue)
-		for _, q := range cat.Queues() {
-			m[cat.DisplayName(q.Namespace(), q.Name())] = q
-		}
-		return m
-	}
-	c := fifoqprom.NewCollector(fifoqprom.WithNamedQueues(named)) // asked at each scrape: queues that come and go
+	c := fifoqprom.NewCollector(fifoqprom.WithNamedQueues(srv.Catalog().NamedQueues)) // asked at each scrape: queues that come and go
 	c.AddQueue(q)
 	c.AddConsumer("orders", consumer)
 	reg.MustRegister(c)

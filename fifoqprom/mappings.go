@@ -18,7 +18,7 @@ import (
 // aws-lambda-go): the program that runs the mappings fills them in.
 type MappingMetrics struct {
 	// Queue is the queue's label: its name, as the queue's own metrics are labelled (for an sqsapi server,
-	// the name Server.NamedQueues gives it). Function is the function's label: its URL, without a password
+	// the name catalog.Catalog.NamedQueues gives it). Function is the function's label: its URL, without a password
 	// (url.URL.Redacted), or another name of the function. A mapping is known by the two together, as AWS
 	// allows one mapping of a queue to a function; two mappings with the same two labels make the scrape
 	// report an error for the second.

@@ -118,7 +118,7 @@ func (m Mapping) Validate(fifo bool) error {
 	if m.EventSourceARN != "" {
 		_, queue, ok := catalog.ParseQueueARN(m.EventSourceARN)
 		if !ok {
-			return fmt.Errorf("%w: %q, want arn:aws:sqs:REGION:ACCOUNT:NAME", ErrInvalidEventSourceARN, m.EventSourceARN)
+			return fmt.Errorf("%w: %q, want arn:PARTITION:sqs:REGION:ACCOUNT:NAME", ErrInvalidEventSourceARN, m.EventSourceARN)
 		}
 		if isFIFO := strings.HasSuffix(queue, ".fifo"); isFIFO != fifo {
 			kind := map[bool]string{true: "a FIFO queue", false: "a standard queue"}

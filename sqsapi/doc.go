@@ -19,7 +19,8 @@
 //   - its account is the access key id of its credential scope when that is a 12-digit number, else the
 //     default account ([WithAccountID]).
 //
-// Queue URLs are <scheme>://<host of the request>/<account>/<name>, ARNs arn:aws:sqs:<region>:<account>:<name>.
+// Queue URLs are <scheme>://<host of the request>/<account>/<name>, ARNs arn:<partition>:sqs:<region>:<account>:<name>,
+// the partition of the region: aws-cn for cn-* regions, aws-us-gov for us-gov-*, aws for the others.
 // A QueueUrl is resolved by its path alone, so any host reaches the server: /<account>/<name> names the queue
 // of that account (another account's, too) in the request's region. A QueueUrl that is a queue name alone
 // names the queue of that name in the request's account and region, as SQS accepts. CreateQueue, ListQueues
@@ -42,7 +43,7 @@
 //	})
 //	created, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("orders")})
 //	...
-//	q, _ := srv.Queue("orders") // the *fifoq.Queue behind it, to inspect or drive directly
+//	q, _ := srv.Queue("orders") // the catalogue's queue behind it, to inspect or drive directly
 //
 // # Over the network
 //
@@ -53,7 +54,7 @@
 // To stop gracefully, call [Server.BeginShutdown] before http.Server.Shutdown: the ReceiveMessage long polls
 // in progress end at once with no messages, as a wait that runs out does (a long poll whose wait ends this
 // way has taken no message), later receives do not wait, and the other requests run to their end. Otherwise
-// Shutdown would wait up to 20 seconds for each long poll. [Server.Queues] lists the queues, for a metrics
+// Shutdown would wait up to 20 seconds for each long poll. [Server.Catalog] lists the queues, for a metrics
 // collector (package github.com/fifoq/fifoq/fifoqprom).
 //
 // A request body over the limit of [WithMaxRequestBytes] (8 MiB by default, which every valid request fits
@@ -80,7 +81,7 @@
 //
 // # Queues and their catalogue
 //
-// The server's queues are a [github.com/fifoq/catalog.Catalog]'s ([Server.Catalog]), whose namespaces are the
+// The server's queues are a [github.com/fifoq/fifoq/catalog.Catalog]'s ([Server.Catalog]), whose namespaces are the
 // accounts and regions: the catalogue keeps each queue's definition and applies the rules of SQS's control
 // plane (CreateQueue of an existing queue, QueueDeletedRecently, pending redrive policies, move tasks), and the
 // server decodes requests into its calls, spells its queues as URLs and ARNs and its tasks as handles, and
@@ -89,9 +90,9 @@
 //
 // # Durable queues
 //
-// A server made with [NewServer] keeps its queues in memory: they are gone when the process ends. A server
-// made with [Open] keeps them in a [github.com/fifoq/fifoq.Store], such as one that package
-// github.com/fifoq/fifoq/durable opens in a directory, so that a restart or a crash of the process loses
+// A server made with [NewServer] alone keeps its queues in a catalogue in memory: they are gone when the
+// process ends. Given a catalogue kept in a [github.com/fifoq/fifoq.Store] ([WithCatalog]), such as one that
+// package github.com/fifoq/fifoq/durable opens in a directory, a restart or a crash of the process loses
 // nothing an action reported as done:
 //
 //	st, err := durable.Open("/var/lib/fifoq")
@@ -99,11 +100,13 @@
 //		return err
 //	}
 //	defer st.Close()
-//	srv, err := sqsapi.Open(st)
+//	cat, err := catalog.Open(st) // github.com/fifoq/fifoq/catalog
 //	if err != nil {
 //		return err
 //	}
-//	defer srv.Close() // before st.Close: stops the move tasks
+//	defer cat.Close() // before st.Close: pauses the move tasks
+//	srv := sqsapi.NewServer(sqsapi.WithCatalog(cat))
+//	defer srv.Close() // ends the long polls; the catalogue is the program's to close
 //
 // What a restart keeps: every queue, with its attributes as GetQueueAttributes shows them (CreatedTimestamp
 // and LastModifiedTimestamp included; Policy, the KMS and SSE attributes and RedriveAllowPolicy as they were
@@ -127,15 +130,15 @@
 // attributes return it, different ones fail with QueueAlreadyExists ([Server.DeclareQueue] changes them
 // instead). When a write or a sync of the store fails (a full disk), the store fails for good: the action,
 // and every later change of any queue, fails with ServiceUnavailable (HTTP 503) whose message names the
-// cause, logged at Debug only; [Server.Err] returns the failure (errors.Is(err, fifoq.ErrStoreFailed), and
-// the cause, such as syscall.ENOSPC) and [Server.Failed] is closed, for the program to stop and be
+// cause, logged at Debug only; the store's Err returns the failure (errors.Is(err, fifoq.ErrStoreFailed),
+// and the cause, such as syscall.ENOSPC) and its Failed channel is closed, for the program to stop and be
 // restarted on the store, which recovers every change acknowledged before the failure.
 //
-// [Open] re-creates the queues, dead-letter queues before their sources, and finishes a DeleteQueue that a
-// crash interrupted. A record that does not decode makes it fail with fifoq.ErrStoreCorrupt, naming the
-// record, rather than open the store in part. Queues in the store that the server holds no definition of
-// (made with fifoq.New directly) are left alone. The package keeps no records of its own: all of the above is
-// the catalogue's (catalog.Open) and the queues'.
+// catalog.Open re-creates the queues, dead-letter queues before their sources, and finishes a DeleteQueue
+// that a crash interrupted. A record that does not decode makes it fail with fifoq.ErrStoreCorrupt, naming
+// the record, rather than open the store in part. Queues in the store that the catalogue holds no
+// definition of (made with fifoq.New directly) are left alone. The package keeps no records of its own: all
+// of the above is the catalogue's and the queues'.
 //
 // # Time
 //

@@ -97,7 +97,9 @@ func run(ctx context.Context, w io.Writer, endpoint, queue string) error {
 		if err != nil {
 			return err
 		}
-		q, err := sqsadapter.Open(ctx, sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(endpoint) }), queue)
+		// On AWS: sqs.NewFromConfig(cfg). Here the endpoint is another SQS, such as fifoq serve.
+		client := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(endpoint) })
+		q, err := sqsadapter.Open(ctx, client, queue) // a queue's name or URL
 		if err != nil {
 			return err
 		}
