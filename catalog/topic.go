@@ -164,11 +164,12 @@ func (c *Catalog) topicOptions(ns Namespace, a topic.Attributes) []topic.Option 
 // CreateTopic creates the topic name of ns (CreateTopic): a FIFO topic when name ends in ".fifo", with the
 // settings of def (its Created is ignored). When the topic exists, CreateTopic returns it if def asks for
 // nothing else: each setting of def.Stored has the value the topic has, a SignatureVersion given ("" gives
-// none) is the topic's, a ContentBasedDeduplication of true is the topic's, and def.Tags, when given, are
-// the topic's tags; otherwise it returns ErrTopicExists, whose SNS message says which ("Invalid parameter:
-// Attributes Reason: Topic already exists with different attributes", or "Tags Reason: ... different
-// tags"). A bad name returns ErrInvalidTopicName, bad settings ErrInvalidTopicAttribute, bad tags
-// ErrInvalidTopicTags or ErrTopicTagLimitExceeded. In a store, the topic is on disk when CreateTopic returns.
+// none) is the topic's, a ContentBasedDeduplication of true is the topic's, and each tag of def.Tags is on
+// the topic with its value (as SNS asks: the topic may have more, and no tags ask nothing); otherwise it
+// returns ErrTopicExists, whose SNS message says which ("Invalid parameter: Attributes Reason: Topic already
+// exists with different attributes", or "Tags Reason: ... different tags"). A bad name returns
+// topic.ErrInvalidName, bad settings topic.ErrInvalidAttribute, bad tags ErrInvalidTopicTags or
+// ErrTopicTagLimitExceeded. In a store, the topic is on disk when CreateTopic returns.
 func (c *Catalog) CreateTopic(ctx context.Context, ns Namespace, name string, def TopicDefinition) (Topic, error) {
 	if err := ctx.Err(); err != nil {
 		return Topic{}, err
@@ -211,6 +212,16 @@ func (c *Catalog) CreateTopic(ctx context.Context, ns Namespace, name string, de
 	return e.view(), nil
 }
 
+// hasTags reports whether each of tags is in have, with its value.
+func hasTags(have, tags map[string]string) bool {
+	for k, v := range tags {
+		if hv, ok := have[k]; !ok || hv != v {
+			return false
+		}
+	}
+	return true
+}
+
 // sameAs returns nil when def asks nothing of e that e has not (CreateTopic of an existing topic), else
 // ErrTopicExists.
 func (e *catalogTopic) sameAs(def *TopicDefinition) error {
@@ -226,7 +237,7 @@ func (e *catalogTopic) sameAs(def *TopicDefinition) error {
 		return rule.InvalidParameter(ErrTopicExists, "Attributes Reason: Topic already exists with different attributes",
 			"topic %s exists with other attributes", e.key.name)
 	}
-	if len(def.Tags) > 0 && !maps.Equal(def.Tags, e.def.Tags) {
+	if !hasTags(e.def.Tags, def.Tags) {
 		return rule.InvalidParameter(ErrTopicExists, "Tags Reason: Topic already exists with different tags",
 			"topic %s exists with other tags", e.key.name)
 	}

@@ -151,3 +151,10 @@ func (t Topic) Publish(ctx context.Context, m topic.Message, opts ...topic.Publi
 func (t Topic) PublishBatch(ctx context.Context, ms []topic.Message, opts ...topic.PublishOption) ([]topic.PublishResult, error) {
 	return t.t.PublishBatch(ctx, ms, opts...)
 }
+
+// A catalogue's queues and topics are clients of the interfaces code is written against, as *fifoq.Queue
+// and *topic.Topic are.
+var (
+	_ fifoq.QueueClient = Queue{}
+	_ topic.Publisher   = Topic{}
+)

@@ -193,51 +193,13 @@ func createTopic(s *Server, c *call) (*xmlOut, error) {
 			return nil, err
 		}
 	}
-	t, err := s.createTopic(c, name, def)
+	t, err := s.cat.CreateTopic(c.r.Context(), c.ns, name, def)
 	if err != nil {
 		return nil, err
 	}
 	var x xmlOut
 	x.elem("TopicArn", t.ARN())
 	return &x, nil
-}
-
-// createTopic creates the topic name of the request's namespace, or returns it when it exists with what def
-// asks for. Of tags, SNS asks only that each tag given be on the topic (Tags=[] too), where the catalogue
-// compares them whole: given tags that are all on the topic are not passed to it; if the topic is gone by
-// then and made again, they are set on the new topic.
-func (s *Server) createTopic(c *call, name string, def catalog.TopicDefinition) (catalog.Topic, error) {
-	ctx := c.r.Context()
-	existing, exists := s.cat.TopicDefinition(c.ns, name)
-	tags := def.Tags
-	passed := !exists || !hasTags(existing.Tags, tags)
-	if !passed {
-		def.Tags = nil
-	}
-	t, err := s.cat.CreateTopic(ctx, c.ns, name, def)
-	if err != nil || passed || len(tags) == 0 {
-		return t, err
-	}
-	if now, ok := s.cat.TopicDefinition(c.ns, name); ok && !now.Created.Equal(existing.Created) {
-		err = s.cat.UpdateTopic(ctx, c.ns, name, func(d *catalog.TopicDefinition) error {
-			if d.Tags == nil {
-				d.Tags = make(map[string]string)
-			}
-			maps.Copy(d.Tags, tags)
-			return nil
-		})
-	}
-	return t, err
-}
-
-// hasTags reports whether each of tags is in have, with its value.
-func hasTags(have, tags map[string]string) bool {
-	for k, v := range tags {
-		if hv, ok := have[k]; !ok || hv != v {
-			return false
-		}
-	}
-	return true
 }
 
 func deleteTopic(s *Server, c *call) (*xmlOut, error) {

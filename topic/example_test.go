@@ -2,6 +2,7 @@ package topic_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -203,4 +204,46 @@ func Example_readme() {
 	}
 	// Output:
 	// order 1 paid
+}
+
+// announce publishes a release to whatever topic it is given: code written against a Publisher runs on a
+// *topic.Topic in a test, on a catalogue's topic, and on Amazon SNS through the sqsadapter module.
+func announce(ctx context.Context, releases topic.Publisher, version string) error {
+	_, err := releases.Publish(ctx, topic.Message{
+		Message:    version,
+		Attributes: map[string]fifoq.Attribute{"kind": {DataType: "String", StringValue: "release"}},
+	})
+	return err
+}
+
+// A Publisher is what code that publishes takes, so that the same code publishes in process and on SNS.
+func ExamplePublisher() {
+	releases, err := topic.New("releases", topic.WithClock(fifoq.NewManualClock(exStart)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	inbox, err := fifoq.New("inbox")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := releases.Subscribe(inbox, topic.SubscriptionAttributes{RawMessageDelivery: true}); err != nil {
+		log.Fatal(err)
+	}
+
+	if err := announce(context.Background(), releases, "v1.2.0"); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(exTopicBodies(inbox))
+	// Output: [v1.2.0]
+}
+
+// CheckMessage refuses what Publish would, without a topic: code that publishes elsewhere learns of a bad
+// message before the network.
+func ExampleCheckMessage() {
+	err := topic.CheckMessage(topic.Message{Message: "price changed"}, true)
+	fmt.Println(errors.Is(err, topic.ErrMissingGroupID), fifoq.ErrorCode(err))
+	fmt.Println(topic.CheckMessage(topic.Message{Message: "price changed", GroupID: "sku-1"}, true))
+	// Output:
+	// true InvalidParameter
+	// <nil>
 }

@@ -46,6 +46,21 @@ type Message struct {
 	TraceHeader string
 }
 
+// A Publisher publishes messages to a topic: a *[Topic], a catalogue's topic (package catalog), or the
+// topic of the sqsadapter module, which publishes to Amazon SNS. Code written against it runs on each
+// unchanged. Options shape the envelopes fifoq writes; a Publisher over SNS, which writes its own, ignores
+// them.
+type Publisher interface {
+	// FIFO reports whether the topic is a FIFO topic.
+	FIFO() bool
+	// Publish publishes one message, as [Topic.Publish].
+	Publish(ctx context.Context, m Message, opts ...PublishOption) (PublishResult, error)
+	// PublishBatch publishes 1..10 messages, as [Topic.PublishBatch].
+	PublishBatch(ctx context.Context, ms []Message, opts ...PublishOption) ([]PublishResult, error)
+}
+
+var _ Publisher = (*Topic)(nil)
+
 // PublishResult is what a publish tells the publisher.
 type PublishResult struct {
 	MessageID      string // the message's id (MessageId), which its envelopes carry
@@ -104,44 +119,11 @@ type publication struct {
 	envErr error
 }
 
-// prepare checks m as SNS's Publish does, in SNS's order (its message structure before its FIFO ids), and
-// returns it ready to publish; contentDedup is the topic's setting.
+// prepare checks m as SNS's Publish does and returns it ready to publish; contentDedup is the topic's setting.
 func (t *Topic) prepare(m *Message, contentDedup bool) (*publication, error) {
-	if m.Subject != "" {
-		if err := checkSubject(m.Subject); err != nil {
-			return nil, err
-		}
-	}
-	if m.Message == "" {
-		return nil, rule.Reject(ErrEmptyMessage, "empty message")
-	}
-	if !utf8.ValidString(m.Message) {
-		return nil, rule.InvalidParameter(ErrInvalidMessage, "Message", "message is not UTF-8")
-	}
-	names := make([]string, 0, len(m.Attributes))
-	for name := range m.Attributes {
-		names = append(names, name)
-	}
-	slices.Sort(names) // the first bad attribute, deterministically
-	for _, name := range names {
-		if err := checkTopicAttribute(name, m.Attributes[name]); err != nil {
-			return nil, err
-		}
-	}
-	size := topicMessageSize(m)
-	if size > maxTopicMessageSize {
-		return nil, rule.Reject(ErrMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
-	}
-	content, err := structuredContent(m)
+	content, size, err := messageRules{fifo: t.fifo, name: t.name, contentDedup: contentDedup}.check(m)
 	if err != nil {
 		return nil, err
-	}
-	if err := t.checkIDs(m, contentDedup); err != nil {
-		return nil, err
-	}
-	if len(m.TraceHeader) > rule.MaxTraceHeaderLength {
-		return nil, rule.InvalidParameter(ErrInvalidMessage, "X-Amzn-Trace-Id", "trace header of %d bytes, want at most %d",
-			len(m.TraceHeader), rule.MaxTraceHeaderLength)
 	}
 	p := &publication{msg: *m, content: content, size: size}
 	if t.fifo {
@@ -154,10 +136,113 @@ func (t *Topic) prepare(m *Message, contentDedup bool) (*publication, error) {
 	return p, nil
 }
 
+// messageRules are the rules of a topic's messages: its type, its name (for the errors' texts) and whether
+// it deduplicates by content. A Topic checks with its own; [CheckMessage] with those of any topic of a type.
+type messageRules struct {
+	fifo         bool
+	name         string
+	contentDedup bool
+}
+
+// CheckMessage returns the error [Topic.Publish] of m returns on a topic of the type fifo says before it
+// looks at the topic's own settings: an empty or bad message, subject, message structure, attribute, group
+// or deduplication id or trace header, a message over 256 KiB, a FIFO message without a group id; nil
+// otherwise. It publishes nothing. The SNS adapter (module sqsadapter) checks each message with it before the
+// network, so that a message fifoq refuses fails the same way against Amazon SNS; a FIFO message without a
+// deduplication id is left to the topic, which takes it when it deduplicates by content.
+func CheckMessage(m Message, fifo bool) error {
+	_, _, err := messageRules{fifo: fifo, contentDedup: true}.check(&m)
+	return err
+}
+
+// CheckBatch is [CheckMessage] for the messages of a [Topic.PublishBatch]: it returns the error that fails
+// the whole call, as PublishBatch does (no entries or more than 10, more than 256 KiB in all, or the first
+// entry that fails a check, wrapped with its index), or nil.
+func CheckBatch(ms []Message, fifo bool) error {
+	if err := checkBatchShape(ms); err != nil {
+		return err
+	}
+	r := messageRules{fifo: fifo, contentDedup: true}
+	for i := range ms {
+		if _, _, err := r.check(&ms[i]); err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkBatchShape checks what SNS checks of a PublishBatch as a whole: 1..10 entries, 256 KiB in all.
+func checkBatchShape(ms []Message) error {
+	if len(ms) == 0 {
+		return rule.Reject(ErrEmptyBatch, "no entries")
+	}
+	if len(ms) > fifoq.MaxBatchEntries {
+		return rule.Reject(ErrTooManyEntries, "%d entries, at most %d", len(ms), fifoq.MaxBatchEntries)
+	}
+	total := 0
+	for i := range ms {
+		total += topicMessageSize(&ms[i])
+	}
+	if total > maxTopicMessageSize {
+		return rule.Reject(ErrBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
+	}
+	return nil
+}
+
+// check checks m as SNS's Publish does, in SNS's order (its message structure before its FIFO ids), and
+// returns what a queue receives of it and its size.
+func (r messageRules) check(m *Message) (content string, size int, err error) {
+	if m.Subject != "" {
+		if err := checkSubject(m.Subject); err != nil {
+			return "", 0, err
+		}
+	}
+	if m.Message == "" {
+		return "", 0, rule.Reject(ErrEmptyMessage, "empty message")
+	}
+	if !utf8.ValidString(m.Message) {
+		return "", 0, rule.InvalidParameter(ErrInvalidMessage, "Message", "message is not UTF-8")
+	}
+	names := make([]string, 0, len(m.Attributes))
+	for name := range m.Attributes {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the first bad attribute, deterministically
+	for _, name := range names {
+		if err := checkTopicAttribute(name, m.Attributes[name]); err != nil {
+			return "", 0, err
+		}
+	}
+	size = topicMessageSize(m)
+	if size > maxTopicMessageSize {
+		return "", 0, rule.Reject(ErrMessageTooLarge, "%d bytes, at most %d", size, maxTopicMessageSize)
+	}
+	content, err = structuredContent(m)
+	if err != nil {
+		return "", 0, err
+	}
+	if err := r.checkIDs(m); err != nil {
+		return "", 0, err
+	}
+	if len(m.TraceHeader) > rule.MaxTraceHeaderLength {
+		return "", 0, rule.InvalidParameter(ErrInvalidMessage, "X-Amzn-Trace-Id", "trace header of %d bytes, want at most %d",
+			len(m.TraceHeader), rule.MaxTraceHeaderLength)
+	}
+	return content, size, nil
+}
+
+// topicName names the topic in the texts of errors: "topic NAME", or "a topic" for the rules of any.
+func (r messageRules) topicName() string {
+	if r.name == "" {
+		return "a topic"
+	}
+	return "topic " + r.name
+}
+
 // checkIDs checks the group and deduplication ids of m: FIFO topics need a group id, and a deduplication id
-// unless contentDedup; standard topics take no deduplication id.
-func (t *Topic) checkIDs(m *Message, contentDedup bool) error {
-	if err := t.requireFIFOIDs(m, contentDedup); err != nil {
+// unless they deduplicate by content; standard topics take no deduplication id.
+func (r messageRules) checkIDs(m *Message) error {
+	if err := r.requireFIFOIDs(m); err != nil {
 		return err
 	}
 	if m.GroupID != "" && !rule.ValidID(m.GroupID) {
@@ -167,9 +252,9 @@ func (t *Topic) checkIDs(m *Message, contentDedup bool) error {
 	if m.DeduplicationID == "" {
 		return nil
 	}
-	if !t.fifo {
+	if !r.fifo {
 		return rule.InvalidParameter(ErrInvalidDeduplicationID, "MessageDeduplicationId Reason: The request includes "+
-			"MessageDeduplicationId parameter that is not valid for this topic type", "standard topic %s", t.name)
+			"MessageDeduplicationId parameter that is not valid for this topic type", "standard %s", r.topicName())
 	}
 	if !rule.ValidID(m.DeduplicationID) {
 		return rule.InvalidParameter(ErrInvalidDeduplicationID, "MessageDeduplicationId Reason: MessageDeduplicationId "+
@@ -179,14 +264,14 @@ func (t *Topic) checkIDs(m *Message, contentDedup bool) error {
 }
 
 // requireFIFOIDs checks that a message to a FIFO topic has the ids it needs.
-func (t *Topic) requireFIFOIDs(m *Message, contentDedup bool) error {
+func (r messageRules) requireFIFOIDs(m *Message) error {
 	switch {
-	case !t.fifo:
+	case !r.fifo:
 		return nil
 	case m.GroupID == "":
-		return rule.Reject(ErrMissingGroupID, "FIFO topic %s", t.name)
-	case m.DeduplicationID == "" && !contentDedup:
-		return rule.Reject(ErrMissingDeduplicationID, "FIFO topic %s", t.name)
+		return rule.Reject(ErrMissingGroupID, "FIFO %s", r.topicName())
+	case m.DeduplicationID == "" && !r.contentDedup:
+		return rule.Reject(ErrMissingDeduplicationID, "FIFO %s", r.topicName())
 	}
 	return nil
 }
@@ -374,18 +459,8 @@ func (t *Topic) PublishBatch(ctx context.Context, ms []Message, opts ...PublishO
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if len(ms) == 0 {
-		return nil, rule.Reject(ErrEmptyBatch, "no entries")
-	}
-	if len(ms) > fifoq.MaxBatchEntries {
-		return nil, rule.Reject(ErrTooManyEntries, "%d entries, at most %d", len(ms), fifoq.MaxBatchEntries)
-	}
-	total := 0
-	for i := range ms {
-		total += topicMessageSize(&ms[i])
-	}
-	if total > maxTopicMessageSize {
-		return nil, rule.Reject(ErrBatchTooLong, "%d bytes, at most %d", total, maxTopicMessageSize)
+	if err := checkBatchShape(ms); err != nil {
+		return nil, err
 	}
 	contentDedup := t.Attributes().ContentBasedDeduplication
 	pubs := make([]*publication, len(ms))

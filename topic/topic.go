@@ -90,8 +90,8 @@ func WithSignatureVersion(v string) Option {
 	return func(cfg *topicConfig) { cfg.attrs.SignatureVersion = v }
 }
 
-// WithLogger makes the topic log its failed deliveries through l (see the package documentation,
-// # Logging). The default logs nothing.
+// WithLogger makes the topic log its failed deliveries through l (see the package documentation's
+// Logging). The default logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(cfg *topicConfig) { cfg.logger = l } }
 
 // WithARN sets the region and the account of the topic's ARN, arn:aws:sns:region:account:name (the
