@@ -10,14 +10,17 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/snsapi"
 	"github.com/fifoq/fifoq/sqsadapter"
 	"github.com/fifoq/fifoq/sqsadapter/sqsadaptertest"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // One behaviour suite, three targets: the scenarios below are written once against fifoq's interfaces
@@ -35,11 +38,26 @@ type queueSpec struct {
 	maxReceives  int
 }
 
-// A target makes queues and hands them out as QueueClients.
+// topicSpec is a topic a scenario needs, with its subscriptions.
+type topicSpec struct {
+	name string
+	subs []subSpec
+}
+
+// subSpec subscribes a queue the scenario made (by its queueSpec name) to a topic.
+type subSpec struct {
+	queue  string
+	filter string // a filter policy on the message attributes; "" for none
+	raw    bool   // raw message delivery
+}
+
+// A target makes queues and topics, and hands them out as QueueClients and Publishers.
 type target struct {
 	name string
 	// queue makes the queue of spec (named uniquely by the target) and returns it.
 	queue func(t *testing.T, spec queueSpec) fifoq.QueueClient
+	// topic makes the topic of spec (named uniquely) with its subscriptions, and returns it.
+	topic func(t *testing.T, spec topicSpec) topic.Publisher
 	// known holds, by a short name, the answers this target is known to give otherwise than AWS, with the
 	// evidence: a scenario asks differs before it checks such an answer, and checks the target's instead.
 	known map[string]string
@@ -88,7 +106,7 @@ var scenarios = []scenario{
 	{"send, receive, delete", func(t *testing.T, tg *target) {
 		q := tg.queue(t, queueSpec{name: "basic"})
 		for _, b := range []string{"a", "b", "c"} {
-			r, err := q.Send(t.Context(), fifoq.Message{Body: b,
+			r, err := q.Send(t.Context(), fifoq.Message{Body: b, TraceHeader: "Root=1-5759e988-bd862e3fe1be46a99427279" + b,
 				Attributes: map[string]fifoq.Attribute{"kind": {DataType: "String", StringValue: "k-" + b}}})
 			require.NoError(t, err)
 			require.NotEmpty(t, r.MessageID)
@@ -97,6 +115,7 @@ var scenarios = []scenario{
 		require.ElementsMatch(t, []string{"a", "b", "c"}, bodiesOf(ds))
 		for _, d := range ds {
 			require.Equal(t, "k-"+d.Body, d.Attributes["kind"].StringValue)
+			require.Equal(t, "Root=1-5759e988-bd862e3fe1be46a99427279"+d.Body, d.TraceHeader)
 			require.Equal(t, 1, d.ReceiveCount)
 			require.NoError(t, q.Delete(t.Context(), d.ReceiptHandle))
 		}
@@ -191,6 +210,78 @@ var scenarios = []scenario{
 	}},
 }
 
+// publishScenarios are the scenarios of topics.
+var publishScenarios = []scenario{
+	{"a publish fanned out through a filter policy", func(t *testing.T, tg *target) {
+		all := tg.queue(t, queueSpec{name: "all"})
+		eu := tg.queue(t, queueSpec{name: "eu"})
+		orders := tg.topic(t, topicSpec{name: "orders", subs: []subSpec{
+			{queue: "all", raw: true},
+			{queue: "eu", raw: true, filter: `{"region": ["eu"], "total": [{"numeric": [">=", 100]}]}`},
+		}})
+		require.False(t, orders.FIFO())
+		attrs := func(region, total string) map[string]fifoq.Attribute {
+			return map[string]fifoq.Attribute{"region": {DataType: "String", StringValue: region},
+				"total": {DataType: "Number", StringValue: total}}
+		}
+		r, err := orders.Publish(t.Context(), topic.Message{Message: "m1", Attributes: attrs("eu", "120"),
+			TraceHeader: "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"})
+		require.NoError(t, err)
+		require.NotEmpty(t, r.MessageID)
+		_, err = orders.Publish(t.Context(), topic.Message{Message: "m2", Attributes: attrs("us", "500")})
+		require.NoError(t, err)
+		rs, err := orders.PublishBatch(t.Context(), []topic.Message{
+			{Message: "m3", Attributes: attrs("eu", "100")},
+			{Message: "m4", Attributes: attrs("eu", "99.5")},
+			{Message: "m5"},
+		})
+		require.NoError(t, err)
+		require.Len(t, rs, 3)
+		for _, r := range rs {
+			require.NotEmpty(t, r.MessageID)
+		}
+		_, err = orders.Publish(t.Context(), topic.Message{})
+		require.ErrorIs(t, err, topic.ErrEmptyMessage, "checked by fifoq's rules on every target")
+
+		got := receiveAll(t, all, fifoq.ReceiveOptions{})
+		require.ElementsMatch(t, []string{"m1", "m2", "m3", "m4", "m5"}, bodiesOf(got))
+		toEU := receiveAll(t, eu, fifoq.ReceiveOptions{})
+		require.ElementsMatch(t, []string{"m1", "m3"}, bodiesOf(toEU), "region eu and a total of at least 100")
+		for _, d := range toEU {
+			require.Equal(t, "eu", d.Attributes["region"].StringValue, "raw delivery: the attributes are the message's")
+			if d.Body == "m1" {
+				if tg.differs(t, "trace header of a publish") {
+					require.Empty(t, d.TraceHeader)
+				} else {
+					require.Equal(t, "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1", d.TraceHeader)
+				}
+			}
+		}
+	}},
+	{"a FIFO topic delivers each group in order", func(t *testing.T, tg *target) {
+		q := tg.queue(t, queueSpec{name: "ledger.fifo"})
+		ledger := tg.topic(t, topicSpec{name: "ledger.fifo", subs: []subSpec{{queue: "ledger.fifo", raw: true}}})
+		require.True(t, ledger.FIFO())
+		_, err := ledger.Publish(t.Context(), topic.Message{Message: "no group", DeduplicationID: "x"})
+		require.ErrorIs(t, err, topic.ErrMissingGroupID)
+		for i, b := range []string{"open", "credit", "debit"} {
+			_, err := ledger.Publish(t.Context(), topic.Message{Message: b, GroupID: "acct-1", DeduplicationID: "d" + strconv.Itoa(i)})
+			require.NoError(t, err)
+		}
+		rs, err := ledger.PublishBatch(t.Context(), []topic.Message{
+			{Message: "close", GroupID: "acct-1", DeduplicationID: "d3"},
+			{Message: "credit", GroupID: "acct-1", DeduplicationID: "d1"}, // a duplicate: accepted, not delivered
+		})
+		require.NoError(t, err)
+		if tg.differs(t, "sequence numbers of a FIFO PublishBatch") {
+			require.Empty(t, rs[0].SequenceNumber)
+		} else {
+			require.NotEmpty(t, rs[0].SequenceNumber)
+		}
+		require.Equal(t, []string{"open", "credit", "debit", "close"}, bodiesOf(receiveAll(t, q, fifoq.ReceiveOptions{})))
+	}},
+}
+
 // TestBehaviour runs every scenario on every target.
 func TestBehaviour(t *testing.T) {
 	targets := []*target{inProcess(), fifoqServe(t)}
@@ -199,18 +290,29 @@ func TestBehaviour(t *testing.T) {
 	}
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
-			for _, sc := range scenarios {
+			for _, sc := range append(scenarios, publishScenarios...) {
 				t.Run(sc.name, func(t *testing.T) { sc.run(t, tg) })
 			}
 		})
 	}
 }
 
-// inProcess is the target of *fifoq.Queue values.
+// inProcess is the target of *fifoq.Queue and *topic.Topic values.
 func inProcess() *target {
 	var mu sync.Mutex
 	made := make(map[string]*fifoq.Queue)
-	return &target{name: "in process", queue: func(t *testing.T, spec queueSpec) fifoq.QueueClient {
+	return &target{name: "in process", topic: func(t *testing.T, spec topicSpec) topic.Publisher {
+		tp, err := topic.New(uniqueName(spec.name))
+		require.NoError(t, err)
+		for _, sub := range spec.subs {
+			mu.Lock()
+			q := made[t.Name()+"/"+sub.queue]
+			mu.Unlock()
+			_, err := tp.Subscribe(q, topic.SubscriptionAttributes{RawMessageDelivery: sub.raw, FilterPolicy: sub.filter})
+			require.NoError(t, err)
+		}
+		return tp
+	}, queue: func(t *testing.T, spec queueSpec) fifoq.QueueClient {
 		mu.Lock()
 		defer mu.Unlock()
 		var opts []fifoq.Option
@@ -246,12 +348,37 @@ func uniqueName(name string) string {
 	return name
 }
 
-// overTheWire is a target that makes its queues with CreateQueue through client, and reaches them through
-// sqsadapter.Open, by name.
-func overTheWire(name string, client *sqs.Client) *target {
+// overTheWire is a target that makes its queues with CreateQueue through client, and its topics with
+// CreateTopic and Subscribe through snsClient, and reaches them through sqsadapter.Open and OpenTopic, by
+// name.
+func overTheWire(name string, client *sqs.Client, snsClient *sns.Client) *target {
 	var mu sync.Mutex
 	arns := make(map[string]string)
-	return &target{name: name, queue: func(t *testing.T, spec queueSpec) fifoq.QueueClient {
+	return &target{name: name, topic: func(t *testing.T, spec topicSpec) topic.Publisher {
+		tn := uniqueName(spec.name)
+		var attrs map[string]string
+		if strings.HasSuffix(tn, ".fifo") {
+			attrs = map[string]string{"FifoTopic": "true"}
+		}
+		created, err := snsClient.CreateTopic(t.Context(), &sns.CreateTopicInput{Name: aws.String(tn), Attributes: attrs})
+		require.NoError(t, err)
+		for _, sub := range spec.subs {
+			mu.Lock()
+			queueARN := arns[t.Name()+"/"+sub.queue]
+			mu.Unlock()
+			subAttrs := map[string]string{"RawMessageDelivery": strconv.FormatBool(sub.raw)}
+			if sub.filter != "" {
+				subAttrs["FilterPolicy"] = sub.filter
+			}
+			_, err := snsClient.Subscribe(t.Context(), &sns.SubscribeInput{TopicArn: created.TopicArn, Protocol: aws.String("sqs"),
+				Endpoint: aws.String(queueARN), Attributes: subAttrs})
+			require.NoError(t, err)
+		}
+		tp, err := sqsadapter.OpenTopic(t.Context(), snsClient, tn)
+		require.NoError(t, err)
+		require.Equal(t, aws.ToString(created.TopicArn), tp.ARN(), "opened by name")
+		return tp
+	}, queue: func(t *testing.T, spec queueSpec) fifoq.QueueClient {
 		attrs := map[string]string{}
 		if strings.HasSuffix(spec.name, ".fifo") {
 			attrs["FifoQueue"] = "true"
@@ -284,12 +411,12 @@ func overTheWire(name string, client *sqs.Client) *target {
 // fifoqServe is the target of fifoq serve's SQS API, on a loopback port.
 func fifoqServe(t *testing.T) *target {
 	srv := sqsapi.NewServer()
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(snsapi.Route(snsapi.NewServer(srv.Catalog()), srv))
 	t.Cleanup(func() {
 		hs.Close()
 		srv.Close()
 	})
-	return overTheWire("fifoq serve", sqsadaptertest.SQSClient(hs.URL))
+	return overTheWire("fifoq serve", sqsadaptertest.SQSClient(hs.URL), sqsadaptertest.SNSClient(hs.URL))
 }
 
 // moto is the target of moto's server, a third-party SQS (sqsadaptertest.Moto starts it), or nil when moto
@@ -299,11 +426,17 @@ func moto(t *testing.T) *target {
 	if endpoint == "" {
 		return nil
 	}
-	tg := overTheWire("moto", sqsadaptertest.SQSClient(endpoint))
+	tg := overTheWire("moto", sqsadaptertest.SQSClient(endpoint), sqsadaptertest.SNSClient(endpoint))
 	tg.known = map[string]string{
 		"visibility of a deleted message": "moto 5.2.1 answers ReceiptHandleIsInvalid; AWS answers InvalidParameterValue, " +
 			"\"Message does not exist or is not available for visibility timeout change.\" (recorded against AWS by " +
 			"LocalStack's test_change_visibility_on_deleted_message_raises_invalid_parameter_value)",
+		"trace header of a publish": "moto 5.2.1 drops the X-Amzn-Trace-Id of a Publish; AWS passes it to the " +
+			"subscribed queues as AWSTraceHeader (X-Ray developer guide, \"Amazon SNS and AWS X-Ray\": SNS passes " +
+			"the trace context from publisher to subscribers)",
+		"sequence numbers of a FIFO PublishBatch": "moto 5.2.1 answers a FIFO topic's PublishBatch without " +
+			"SequenceNumber; AWS gives each successful entry one (SNS API reference, PublishBatchResultEntry: " +
+			"SequenceNumber applies to FIFO topics)",
 	}
 	return tg
 }

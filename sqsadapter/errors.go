@@ -13,12 +13,13 @@ import (
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/topic"
 )
 
-// A rule matches an SQS error to a fifoq sentinel: by its code (without the "AWS.SimpleQueueService."
-// prefix of the query protocol's codes), and, where several sentinels share a code, by a phrase of its
-// message. Phrases are lower case; they cover both SQS's messages (spec 1.3-1.5) and fifoq's own, which an
-// endpoint serving fifoq queues may return.
+// A rule matches an SQS or SNS error to a fifoq sentinel: by its code (without the
+// "AWS.SimpleQueueService." prefix of the query protocol's codes), and, where several sentinels share a
+// code, by a phrase of its message. Phrases are lower case; they cover both AWS's messages and fifoq's own,
+// which an endpoint serving fifoq queues and topics may return.
 type rule struct {
 	code     string
 	phrases  []string // any one of them, in the lower-cased message; none: the code alone decides
@@ -49,8 +50,25 @@ var rules = []rule{
 	{"QueueDoesNotExist", nil, catalog.ErrQueueDoesNotExist},
 }
 
-// sentinelFor returns the fifoq sentinel an SQS error code and message stand for, or nil.
-func sentinelFor(code, message string) error {
+// snsRules covers the errors of the calls a Topic makes, as rules does those of a Source.
+var snsRules = []rule{
+	{"NotFound", []string{"topic"}, topic.ErrNotFound},
+	{"InvalidParameter", []string{"messagegroupid parameter is required"}, topic.ErrMissingGroupID},
+	{"InvalidParameter", []string{"contentbaseddeduplication enabled or messagededuplicationid"}, topic.ErrMissingDeduplicationID},
+	{"InvalidParameter", []string{"messagededuplicationid"}, topic.ErrInvalidDeduplicationID},
+	{"InvalidParameter", []string{"messagegroupid"}, topic.ErrInvalidGroupID},
+	{"InvalidParameter", []string{"message too long"}, topic.ErrMessageTooLarge},
+	{"InvalidParameter", []string{"empty message"}, topic.ErrEmptyMessage},
+	{"InvalidParameter", []string{"subject"}, topic.ErrInvalidSubject},
+	{"InvalidParameter", []string{"message structure", "messagestructure"}, topic.ErrInvalidMessage},
+	{"ParameterValueInvalid", nil, topic.ErrInvalidMessageAttribute},
+	{"EmptyBatchRequest", nil, topic.ErrEmptyBatch},
+	{"TooManyEntriesInBatchRequest", nil, topic.ErrTooManyEntries},
+	{"BatchRequestTooLong", nil, topic.ErrBatchTooLong},
+}
+
+// sentinelFor returns the fifoq sentinel an error code and message stand for by rules, or nil.
+func sentinelFor(rules []rule, code, message string) error {
 	code = strings.TrimPrefix(code, "AWS.SimpleQueueService.")
 	message = strings.ToLower(message)
 	for _, r := range rules {
@@ -66,12 +84,17 @@ func sentinelFor(code, message string) error {
 
 // mapError gives an error of the SDK the fifoq sentinel its SQS error code stands for, if any, so that
 // errors.Is matches it; the SDK's error stays in the chain for errors.As.
-func mapError(err error) error {
+func mapError(err error) error { return mapErrorBy(rules, err) }
+
+// mapSNSError is mapError for the errors of SNS, matched to package topic's sentinels.
+func mapSNSError(err error) error { return mapErrorBy(snsRules, err) }
+
+func mapErrorBy(rules []rule, err error) error {
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
 		return err
 	}
-	if s := sentinelFor(apiErr.ErrorCode(), apiErr.ErrorMessage()); s != nil {
+	if s := sentinelFor(rules, apiErr.ErrorCode(), apiErr.ErrorMessage()); s != nil {
 		return fmt.Errorf("%w: %w", s, err)
 	}
 	return err

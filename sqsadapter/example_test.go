@@ -4,16 +4,22 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/fifoq/fifoq"
+	"github.com/fifoq/fifoq/catalog"
+	"github.com/fifoq/fifoq/snsapi"
 	"github.com/fifoq/fifoq/sqsadapter"
 	"github.com/fifoq/fifoq/sqsapi"
+	"github.com/fifoq/fifoq/topic"
 )
 
 // A fifoq Consumer runs over an SQS queue through the SDK. Here the endpoint is a sqsapi server in process,
@@ -114,4 +120,59 @@ func Example_aws() {
 func process(_ context.Context, d fifoq.Delivery) error {
 	fmt.Println(d.Body)
 	return nil
+}
+
+// A Topic publishes to SNS through the SDK: code that takes a topic.Publisher publishes to a *topic.Topic
+// in a test and to SNS in production. Here the endpoint is fifoq's SNS API in process, over a catalogue that
+// holds the topic and a queue subscribed to it.
+func ExampleOpenTopic() {
+	ctx := context.Background()
+	srv := sqsapi.NewServer()
+	cat := srv.Catalog()
+	ns := cat.DefaultNamespace()
+	inbox, err := cat.CreateQueue(ctx, ns, "inbox", catalog.Definition{}, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := cat.CreateTopic(ctx, ns, "releases", catalog.TopicDefinition{}); err != nil {
+		log.Fatal(err)
+	}
+	_, err = cat.Subscribe(ctx, ns, "releases", catalog.SubscriptionDefinition{
+		Queue: catalog.QueueKey{Namespace: ns, Name: "inbox"}, RawMessageDelivery: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	client := sns.New(sns.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://fifoq.test"),
+		HTTPClient:   &http.Client{Transport: handlerTransport{snsapi.Route(snsapi.NewServer(cat), srv)}},
+		Credentials:  aws.AnonymousCredentials{},
+	})
+
+	releases, err := sqsadapter.OpenTopic(ctx, client, "releases") // by name, or by ARN
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := announce(ctx, releases, "v1.2.0"); err != nil {
+		log.Fatal(err)
+	}
+	for s := range inbox.Messages() {
+		fmt.Println(s.Body)
+	}
+	// Output: v1.2.0
+}
+
+// announce is code written against topic.Publisher.
+func announce(ctx context.Context, releases topic.Publisher, version string) error {
+	_, err := releases.Publish(ctx, topic.Message{Message: version})
+	return err
+}
+
+// handlerTransport is an http.RoundTripper that serves each request with an http.Handler, in process.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, req)
+	return rec.Result(), nil
 }

@@ -91,6 +91,7 @@ func delivery(m types.Message) fifoq.Delivery {
 			Body:            aws.ToString(m.Body),
 			GroupID:         a[string(types.MessageSystemAttributeNameMessageGroupId)],
 			DeduplicationID: a[string(types.MessageSystemAttributeNameMessageDeduplicationId)],
+			TraceHeader:     a[string(types.MessageSystemAttributeNameAWSTraceHeader)],
 		},
 		MessageID:        aws.ToString(m.MessageId),
 		ReceiptHandle:    aws.ToString(m.ReceiptHandle),
