@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// A Source is what a [Batcher] and a [Consumer] need of a queue. *Queue is one; an adapter over real SQS can
-// be another, so the same consumer code runs on both.
+// A Source is what a [Batcher] and a [Consumer] need of a queue. *Queue is one, a catalogue's queue
+// (package catalog) another, and the Source of the sqsadapter module, over Amazon SQS, a third: the same
+// consumer code runs on each. Batchers and Consumers work with any implementation, and so do the packages
+// built on them (lambdaevents, fifoqtest's Work).
 //
 // A Source may also have methods that a Batcher and a Consumer use when it has them, as io.Copy uses an
 // io.WriterTo:

@@ -10,6 +10,10 @@
 //	c, err := fifoq.NewConsumer(q, lambdaevents.Handler(myLambdaHandler, lambdaevents.WithQueueName(q.Name())),
 //		fifoq.ConsumerOptions{ReportBatchItemFailures: true})
 //
+// Both ways work over any fifoq.Source, not only a *fifoq.Queue: a catalogue's queue in fifoq serve, or the
+// Source of the sqsadapter module over Amazon SQS, so that a function tested here runs its events from the
+// queue it will read in production.
+//
 // # Over HTTP: an event source mapping to a function URL
 //
 // An [Invoker] runs an event source mapping ([Mapping]) from a queue to a function reached over HTTP, in any
