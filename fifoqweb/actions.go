@@ -72,7 +72,7 @@ func (h *Handler) act(w http.ResponseWriter, r *http.Request, name string, prepa
 	}
 	if r.PostForm.Get("confirm") != "yes" {
 		p := confirmPage{
-			basePage: h.base(w, r, "Confirm "+name),
+			basePage: h.base(w, r, "Confirm "+name, ""),
 			Queue:    n.Name, QueueLink: query("queue", "q", n.Name), What: what,
 			Action: query(name, "q", n.Name),
 		}

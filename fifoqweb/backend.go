@@ -59,12 +59,24 @@ type backend interface {
 	cancelMoveTask(ctx context.Context, n named, handle string) error
 	topics() []topicInfo // nil: no topics page
 	close() error
+
+	// The settings forms (backend_forms.go). Queues, dead-letter queues and redrive sources are named as
+	// the console names them.
+	definition(n named) catalog.Definition // the queue's settings now
+	editable() catalog.Fields              // the settings the form changes; 0 for none
+	canCreate() bool                       // queues can be created and deleted, and topics created
+	createQueue(ctx context.Context, name string, d catalog.Definition, f catalog.Fields) error
+	updateQueue(ctx context.Context, n named, d catalog.Definition, f catalog.Fields) error
+	deleteQueue(ctx context.Context, n named) error
+	createTopic(ctx context.Context, name string, d catalog.TopicDefinition) error
+	subscribe(ctx context.Context, topicName, queueName string, a topic.SubscriptionAttributes) error
 }
 
 // topicInfo is a topic as the topics page shows it, and how to publish to it.
 type topicInfo struct {
 	view    topicView
 	publish func(ctx context.Context, m topic.Message) (topic.PublishResult, error)
+	ident   any // the topic itself, comparable: another one under the same name is another topic
 }
 
 // attributeLines are the lines of a queue's page that show its settings.
@@ -213,7 +225,7 @@ func (b *queuesBackend) topics() []topicInfo {
 			v.Subscriptions = append(v.Subscriptions, subscriptionView{ARN: s.ARN(), Queue: s.QueueName(),
 				FilterPolicy: a.FilterPolicy, Scope: string(a.FilterPolicyScope), Raw: a.RawMessageDelivery})
 		}
-		out = append(out, topicInfo{view: v, publish: func(ctx context.Context, m topic.Message) (topic.PublishResult, error) {
+		out = append(out, topicInfo{view: v, ident: t, publish: func(ctx context.Context, m topic.Message) (topic.PublishResult, error) {
 			return t.Publish(ctx, m, b.publishOpts...)
 		}})
 	}
@@ -331,7 +343,7 @@ func (b *catalogBackend) topics() []topicInfo {
 			v.Subscriptions = append(v.Subscriptions, subscriptionView{ARN: s.ARN, Queue: b.nameOf(d.Queue.Namespace, d.Queue.Name),
 				FilterPolicy: d.FilterPolicy, Scope: string(d.FilterPolicyScope), Raw: d.RawMessageDelivery})
 		}
-		out = append(out, topicInfo{view: v, publish: func(ctx context.Context, m topic.Message) (topic.PublishResult, error) {
+		out = append(out, topicInfo{view: v, ident: t, publish: func(ctx context.Context, m topic.Message) (topic.PublishResult, error) {
 			return t.Publish(ctx, m, b.publishOpts...)
 		}})
 	}

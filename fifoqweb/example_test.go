@@ -236,3 +236,59 @@ func ExampleWithMappings() {
 	fmt.Println(strings.Contains(string(page), "Event source mappings"), strings.Contains(string(page), `data-f="invocations">42<`))
 	// Output: true true
 }
+
+// A program tells the console's server page what serves it: its version and start, its store and its
+// listeners (fifoq serve gives its --data-dir, --sync and addresses).
+func ExampleWithServerInfo() {
+	orders, err := fifoq.New("orders")
+	if err != nil {
+		log.Fatal(err)
+	}
+	started := time.Now()
+	console := fifoqweb.New(fifoqweb.Queues(orders), fifoqweb.WithServerInfo(func() fifoqweb.ServerInfo {
+		return fifoqweb.ServerInfo{Version: "orders-service 1.4.2", Started: started,
+			Listeners: []fifoqweb.Listener{{Name: "admin", Addr: "http://127.0.0.1:8081"}}}
+	}))
+	defer console.Close()
+
+	srv := httptest.NewServer(console)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/server")
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.Status, strings.Contains(string(page), "orders-service 1.4.2"), strings.Contains(string(page), "http://127.0.0.1:8081"))
+	// Output: 200 OK true true
+}
+
+// A search looks at no more messages than its bound, says where it stopped, and links to going on from
+// there; reading changes nothing.
+func ExampleWithSearchLimits() {
+	orders, err := fifoq.New("orders")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i := range 30 {
+		if _, err := orders.Send(context.Background(), fifoq.Message{Body: fmt.Sprintf("order %d", i)}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	console := fifoqweb.New(fifoqweb.Queues(orders), fifoqweb.WithSearchLimits(20, 0))
+	defer console.Close()
+
+	srv := httptest.NewServer(console)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/search?q=orders&by=body&v=order+25")
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(strings.Contains(string(page), "0 found among 20 messages"), strings.Contains(string(page), "Go on from there"))
+	fmt.Println(orders.Stats().Visible)
+	// Output:
+	// true true
+	// 30
+}

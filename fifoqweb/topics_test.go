@@ -15,8 +15,8 @@ import (
 	"github.com/fifoq/fifoq/topic"
 )
 
-// The topics page shows a topic's subscriptions with their filter policies and raw delivery, and its form
-// publishes to the topic.
+// A topic's page shows its subscriptions with their filter policies and raw delivery, and its form publishes
+// to the topic, once confirmed.
 func TestTopicsPagePublishes(t *testing.T) {
 	t.Parallel()
 	alerts, err := topic.New("alerts")
@@ -29,7 +29,7 @@ func TestTopicsPagePublishes(t *testing.T) {
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 
-	resp, err := http.Get(hs.URL + "/topics")
+	resp, err := http.Get(hs.URL + "/topic?t=alerts")
 	require.NoError(t, err)
 	var b strings.Builder
 	_, err = io.Copy(&b, resp.Body)
@@ -45,7 +45,8 @@ func TestTopicsPagePublishes(t *testing.T) {
 		csrf = c
 	}
 	require.NotNil(t, csrf)
-	form := url.Values{"csrf": {csrf.Value}, "topic": {"alerts"}, "message": {"disk full"}, "attr-name": {"sev"}, "attr-value": {"high"}}
+	form := url.Values{"csrf": {csrf.Value}, "topic": {"alerts"}, "message": {"disk full"}, "attr-name": {"sev"}, "attr-value": {"high"},
+		"confirm": {"yes"}}
 	req, _ := http.NewRequest("POST", hs.URL+"/publish", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.AddCookie(csrf)

@@ -19,6 +19,8 @@ import (
 var funcs = template.FuncMap{
 	"query": query,
 	"pair":  func(p queueView, m msgView) msgOf { return msgOf{p, m} },
+	"has":   slices.Contains[[]string],
+	"num":   thousands,
 	"seq": func(n int) []int {
 		out := make([]int, n)
 		for i := range out {
@@ -120,6 +122,15 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
+// thousands formats n with a comma every three digits: 1,000,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 func perSecond(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) + "/s" }
 
 // indexPage is the data of the queue list.
@@ -127,20 +138,25 @@ type indexPage struct {
 	basePage
 	Queues                     []queueRow
 	Visible, InFlight, Delayed int
+	Charts                     []chartView // of all queues together
+	CanCreate                  bool        // the create form is offered
+	Done                       string      // what the last action did
 }
 
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 	qs := h.list()
 	h.forget(qs)
-	p := indexPage{basePage: h.base(w, r, "Queues"), Queues: h.rows(qs)}
+	p := indexPage{basePage: h.base(w, r, "Queues", navQueues), Queues: h.rows(qs), Charts: h.queueCharts(""),
+		CanCreate: h.b.canCreate() && !h.readOnly, Done: done[r.URL.Query().Get("done")]}
 	for _, q := range p.Queues {
 		p.Visible, p.InFlight, p.Delayed = p.Visible+q.Visible, p.InFlight+q.InFlight, p.Delayed+q.Delayed
 	}
 	h.render(w, r, http.StatusOK, "index", p)
 }
 
-func (h *Handler) base(w http.ResponseWriter, r *http.Request, title string) basePage {
-	b := basePage{Title: title, ReadOnly: h.readOnly, Version: h.version}
+// base returns the base of a page, with the token of its forms; current names its page in the header.
+func (h *Handler) base(w http.ResponseWriter, r *http.Request, title, current string) basePage {
+	b := h.plainBase(title, current)
 	if !h.readOnly {
 		b.CSRF = h.csrfToken(w, r)
 	}
@@ -157,6 +173,9 @@ type liveCounts struct {
 	Receive  string `json:"receive"`
 	Delete   string `json:"delete"`
 	Task     string `json:"task"`
+	// Sampled is the number of samples the charts have, in the entry of all queues: the page script redraws
+	// its charts when it changes.
+	Sampled string `json:"sampled,omitempty"`
 }
 
 // counts answers the page script: every queue's counts, formatted as the pages show them.
@@ -167,11 +186,12 @@ func (h *Handler) counts(w http.ResponseWriter, r *http.Request) {
 	for _, row := range h.rows(qs) {
 		out[row.Name] = liveCounts{
 			strconv.Itoa(row.Visible), strconv.Itoa(row.InFlight), strconv.Itoa(row.Delayed),
-			row.Oldest, row.Send, row.Receive, row.Delete, row.Task,
+			row.Oldest, row.Send, row.Receive, row.Delete, row.Task, "",
 		}
 		total[0], total[1], total[2] = total[0]+row.Visible, total[1]+row.InFlight, total[2]+row.Delayed
 	}
-	out[""] = liveCounts{Visible: strconv.Itoa(total[0]), InFlight: strconv.Itoa(total[1]), Delayed: strconv.Itoa(total[2])}
+	out[""] = liveCounts{Visible: strconv.Itoa(total[0]), InFlight: strconv.Itoa(total[1]), Delayed: strconv.Itoa(total[2]),
+		Sampled: strconv.FormatUint(h.samp.samples(), 10)}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(h.withMappingCounts(out))
@@ -274,6 +294,8 @@ type queueView struct {
 
 	// Mappings are the queue's event source mappings (WithMappings).
 	Mappings []mappingRow
+	// Charts are the queue's charts of the last hour.
+	Charts []chartView
 }
 
 // Page sizes of the message list.
@@ -296,6 +318,9 @@ var done = map[string]string{
 	"visibility": "Visibility changed.",
 	"redrive":    "Redrive started.",
 	"cancel":     "Redrive cancelling.",
+	"created":    "Queue created.",
+	"settings":   "Settings changed.",
+	"deleted":    "Queue deleted.",
 }
 
 func (h *Handler) queuePage(w http.ResponseWriter, r *http.Request) {
@@ -329,7 +354,7 @@ func (h *Handler) queuePage(w http.ResponseWriter, r *http.Request) {
 	}
 	qs := h.list()
 	v := queueView{
-		basePage: h.base(w, r, n.Name),
+		basePage: h.base(w, r, n.Name, navQueues),
 		State:    qv.Get("state"), Group: group, N: size, Paged: qv.Get("after") != "",
 		Done: done[qv.Get("done")],
 	}
@@ -370,6 +395,7 @@ func (h *Handler) queuePage(w http.ResponseWriter, r *http.Request) {
 		v.Blocked = append(v.Blocked, bv)
 	}
 	v.Mappings = h.mappingRows(n.Name)
+	v.Charts = h.queueCharts(n.Name)
 	h.render(w, r, http.StatusOK, "queue", v)
 }
 

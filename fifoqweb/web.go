@@ -35,11 +35,20 @@ type Handler struct {
 	guard    http.Handler
 	pages    *template.Template
 	version  string // shown in the header of every page; "" for none
+	clock    fifoq.Clock
+	started  time.Time // when the console was made, by clock
+	samp     *sampler  // the charts' series
 
 	// mappings gives the event source mappings of WithMappings; nil: none.
 	mappings func() []MappingView
 	// publishOpts are WithPublishOptions'.
 	publishOpts []topic.PublishOption
+	// server gives WithServerInfo's; nil: none.
+	server func() ServerInfo
+	// The bounds of a search: messages looked at, and time by clock (0: none).
+	searchMessages int
+	searchTime     time.Duration
+	hasTopics      bool // the console has a topics page
 
 	mu    sync.Mutex        // guards the fields below
 	rates map[queue]*sample // the counters of each queue at the last look, for its rates
@@ -55,6 +64,17 @@ func WithReadOnly(on bool) Option { return func(h *Handler) { h.readOnly = on } 
 // WithVersion shows v, such as the version of the program that serves the console ("fifoq v0.1.0"), in
 // the header of every page. Defaults to none.
 func WithVersion(v string) Option { return func(h *Handler) { h.version = v } }
+
+// WithClock sets the clock the console samples its charts by (every 10 seconds) and times its searches
+// with. The default is the real clock; a test passes a [fifoq.ManualClock] and advances it.
+func WithClock(clk fifoq.Clock) Option { return func(h *Handler) { h.clock = clk } }
+
+// WithSearchLimits bounds each search of the console: it looks at no more than messages messages (default
+// 1,000,000) and takes no longer than d by the console's clock (default 2 seconds; 0 for no time limit).
+// A search that reaches a bound says so, and offers to go on from where it stopped.
+func WithSearchLimits(messages int, d time.Duration) Option {
+	return func(h *Handler) { h.searchMessages, h.searchTime = max(messages, 1), max(d, 0) }
+}
 
 // WithMaxRequestBytes sets the largest request body an action takes; a larger one is refused with 413
 // Request Entity Too Large before any change. Defaults to 1 MiB and 64 KiB: a message of SQS's largest size
@@ -112,15 +132,19 @@ func NewCatalog(cat *catalog.Catalog, opts ...Option) *Handler {
 
 func newHandler(b backend, plain *queuesBackend, opts []Option) *Handler {
 	h := &Handler{
-		b:       b,
-		plain:   plain,
-		maxBody: fifoq.MaxMessageSize + 64<<10, // a largest message, and the form around it
-		mux:     http.NewServeMux(),
-		rates:   make(map[queue]*sample),
+		b:              b,
+		plain:          plain,
+		maxBody:        fifoq.MaxMessageSize + 64<<10, // a largest message, and the form around it
+		mux:            http.NewServeMux(),
+		rates:          make(map[queue]*sample),
+		clock:          realClock{},
+		searchMessages: defaultSearchMessages,
+		searchTime:     defaultSearchTime,
 	}
 	for _, o := range opts {
 		o(h)
 	}
+	h.started = h.clock.Now()
 	if c, ok := b.(*catalogBackend); ok {
 		c.publishOpts = h.publishOpts
 	} else {
@@ -134,7 +158,11 @@ func newHandler(b backend, plain *queuesBackend, opts []Option) *Handler {
 	h.mux.HandleFunc("GET /{$}", h.index)
 	h.mux.HandleFunc("GET /queue", h.queuePage)
 	h.mux.HandleFunc("GET /counts.json", h.counts)
-	h.mountTopics() // topics.go
+	h.mux.HandleFunc("GET /chart.svg", h.chartSVG)
+	h.mux.HandleFunc("GET /search", h.searchPage)
+	h.mux.HandleFunc("GET /server", h.serverPage)
+	h.mountSettings() // settings.go
+	h.mountTopics()   // topics.go
 	for name, act := range actions {
 		h.mux.HandleFunc("POST /"+name, func(w http.ResponseWriter, r *http.Request) { h.act(w, r, name, act) })
 	}
@@ -146,8 +174,15 @@ func newHandler(b backend, plain *queuesBackend, opts []Option) *Handler {
 		h.fail(w, r, http.StatusForbidden, "cross-origin request refused: use the console's own forms")
 	}))
 	h.guard = cop.Handler(h.mux)
+	h.startSampler()
 	return h
 }
+
+// realClock is the default clock: the time package's.
+type realClock struct{}
+
+func (realClock) Now() time.Time                                  { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) fifoq.Timer { return time.AfterFunc(d, f) }
 
 // ServeHTTP serves the console. Mounted under a prefix, it expects the prefix stripped (http.StripPrefix);
 // a request for the prefix without its final slash is redirected to it, so relative links resolve.
@@ -163,11 +198,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.guard.ServeHTTP(w, r)
 }
 
-// Close cancels the redrives the console started that still run, and waits until they end (a cancelled
-// redrive ends after the batch it has taken). A service calls it before it closes the store of durable
-// queues, as it stops its own move tasks. The console goes on serving; Close is safe to call again. It
-// returns nil (it is an io.Closer).
-func (h *Handler) Close() error { return h.b.close() }
+// Close stops the sampling of the charts, cancels the redrives the console started that still run, and
+// waits until they end (a cancelled redrive ends after the batch it has taken). A service calls it before it
+// closes the store of durable queues, as it stops its own move tasks. The console goes on serving, its charts
+// no longer growing; Close is safe to call again. It returns nil (it is an io.Closer).
+func (h *Handler) Close() error {
+	h.samp.stop()
+	return h.b.close()
+}
 
 // requestPath returns the path the client asked for, before any prefix was stripped.
 func requestPath(r *http.Request) string {
@@ -295,11 +333,42 @@ type basePage struct {
 	ReadOnly bool
 	CSRF     string
 	Version  string // WithVersion's
+	Nav      []navLink
+}
+
+// A navLink is a page of the header.
+type navLink struct {
+	Name, Href string
+	Current    bool
+}
+
+// The pages of the header, by the name base takes.
+const (
+	navQueues = "Queues"
+	navTopics = "Topics"
+	navSearch = "Search"
+	navServer = "Server"
+)
+
+// plainBase returns the base of a page without a form: the header names every page of the console, current
+// the one shown ("" for none).
+func (h *Handler) plainBase(title, current string) basePage {
+	b := basePage{Title: title, ReadOnly: h.readOnly, Version: h.version}
+	pages := []navLink{{navQueues, "./", false}}
+	if h.hasTopics {
+		pages = append(pages, navLink{navTopics, "topics", false})
+	}
+	pages = append(pages, navLink{navSearch, "search", false}, navLink{navServer, "server", false})
+	for i := range pages {
+		pages[i].Current = pages[i].Name == current
+	}
+	b.Nav = pages
+	return b
 }
 
 // fail answers with an error page: one line naming the cause.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	p := errorPage{basePage{Title: http.StatusText(status), ReadOnly: h.readOnly, Version: h.version}, status, msg}
+	p := errorPage{h.plainBase(http.StatusText(status), ""), status, msg}
 	h.render(w, r, status, "error", p)
 }
 
