@@ -1,4 +1,4 @@
-# The container image of fifoq serve: the fifoq command, a static Go binary (CGO_ENABLED=0), on an empty
+# The container image of fifoq serve, the local Amazon SQS and SNS endpoint: the fifoq command, a static Go binary (CGO_ENABLED=0), on an empty
 # base, as GoReleaser's Dockerfiles do. Nothing is pulled: the binary is built outside the image, by
 #
 #	bash .ci/image [TAG]    # default fifoq:dev
@@ -14,7 +14,7 @@ ARG CREATED=1970-01-01T00:00:00Z
 
 # The OCI image annotations (github.com/opencontainers/image-spec, annotations.md), as labels.
 LABEL org.opencontainers.image.title="fifoq" \
-      org.opencontainers.image.description="A local Amazon SQS endpoint (fifoq serve): standard and FIFO queues with SQS's semantics, in memory or on disk" \
+      org.opencontainers.image.description="A local Amazon SQS and SNS endpoint (fifoq serve): standard and FIFO queues and topics with SQS's and SNS's semantics, in memory or on disk" \
       org.opencontainers.image.url="https://github.com/fifoq/fifoq" \
       org.opencontainers.image.source="https://github.com/fifoq/fifoq" \
       org.opencontainers.image.documentation="https://github.com/fifoq/fifoq/blob/main/docs/containers.md" \
@@ -30,8 +30,9 @@ COPY --chown=65532:65532 data /data
 
 # The defaults a container needs, as environment variables so that "docker run -e" overrides them: listen
 # on every interface (a published port is how the container is reached, so --allow-remote, and the server
-# warns that it checks no signature unless given credentials). Queues live in memory unless FIFOQ_DATA_DIR
-# is set.
+# warns that it checks no signature unless given credentials). Queues and topics live in memory unless
+# FIFOQ_DATA_DIR is set. The first line the server prints is http://127.0.0.1:9324: 0.0.0.0 is printed as the
+# address to open on the Docker host, through the published port.
 ENV FIFOQ_ADDR=0.0.0.0:9324 \
     FIFOQ_ALLOW_REMOTE=true
 

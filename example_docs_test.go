@@ -13,19 +13,27 @@ import (
 )
 
 // A FIFO queue keeps each message group in send order, and a receive fills itself from one group before
-// it takes the next. This is the program of README.md.
+// it takes the next; a send retried with the same deduplication id is not delivered twice. This is the
+// program of README.md.
 func Example_readme() {
 	ctx := context.Background()
-	q, err := fifoq.New("orders.fifo", fifoq.WithContentBasedDeduplication())
+	q, err := fifoq.New("orders.fifo")
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, m := range []fifoq.Message{
-		{GroupID: "order-1", Body: "create"}, {GroupID: "order-2", Body: "refund"},
-		{GroupID: "order-1", Body: "pay"}, {GroupID: "order-1", Body: "ship"},
+		{GroupID: "order-1", DeduplicationID: "order-1/create", Body: "create"},
+		{GroupID: "order-2", DeduplicationID: "order-2/refund", Body: "refund"},
+		{GroupID: "order-1", DeduplicationID: "order-1/pay", Body: "pay"},
+		{GroupID: "order-1", DeduplicationID: "order-1/pay", Body: "pay"}, // a retried send: the same id
+		{GroupID: "order-1", DeduplicationID: "order-1/ship", Body: "ship"},
 	} {
-		if _, err := q.Send(ctx, m); err != nil {
+		r, err := q.Send(ctx, m)
+		if err != nil {
 			log.Fatal(err)
+		}
+		if r.Duplicate {
+			fmt.Println("duplicate, not delivered again:", m.DeduplicationID)
 		}
 	}
 
@@ -40,6 +48,7 @@ func Example_readme() {
 		}
 	}
 	// Output:
+	// duplicate, not delivered again: order-1/pay
 	// order-1 create
 	// order-1 pay
 	// order-1 ship

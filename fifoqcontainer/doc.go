@@ -9,7 +9,10 @@
 //
 // By default the container's port 9324 is published on a random port of the Docker host, as for any
 // testcontainers module. [WithHostNetwork] runs it in the host's network instead, listening on a loopback
-// port: for machines and CI runners where Docker has no bridge network, as this repository's own CI.
+// port, which Run waits on and EndpointURL returns: for machines and CI runners where Docker has no bridge
+// network, as this repository's own CI. Offline, that needs no variable of testcontainers', except that its
+// reaper (Ryuk) cannot be pulled: Run then fails within seconds with [ErrReaperUnavailable], which names
+// TESTCONTAINERS_RYUK_DISABLED=true.
 //
 // The image is built from this repository by "bash .ci/image" (fifoq:dev); its settings are environment
 // variables (FIFOQ_ADDR, FIFOQ_QUEUE, FIFOQ_CONFIG, ...), which the options set. docs/containers.md has the

@@ -1,9 +1,12 @@
 package fifoqcontainer_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -13,6 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
 	tcexec "github.com/testcontainers/testcontainers-go/exec"
@@ -135,6 +142,11 @@ func TestImage(t *testing.T) {
 		"org.opencontainers.image.version", "org.opencontainers.image.revision", "org.opencontainers.image.created"} {
 		require.NotEmpty(t, info.Config.Labels[l], "label %s", l)
 	}
+	require.Contains(t, info.Config.Labels["org.opencontainers.image.description"], "SQS and SNS endpoint")
+
+	// The first line of stdout is the endpoint's URL, one a user can open (with the image's 0.0.0.0,
+	// 127.0.0.1: TestImageDefaultAddress).
+	require.Equal(t, mustEndpoint(t, ctr), firstLine(t, ctr))
 
 	// Docker runs the first check an interval (5 s) after the start.
 	deadline := time.Now().Add(30 * time.Second)
@@ -187,4 +199,42 @@ func mustEndpoint(t *testing.T, ctr *fifoqcontainer.Container) string {
 	endpoint, err := ctr.EndpointURL(t.Context())
 	require.NoError(t, err)
 	return endpoint
+}
+
+// firstLine returns the first line the container wrote to its stdout (not stderr, where its logs go), which
+// the server writes once it listens.
+func firstLine(t *testing.T, ctr *fifoqcontainer.Container) string {
+	t.Helper()
+	provider, err := testcontainers.NewDockerProvider()
+	require.NoError(t, err)
+	defer provider.Close()
+	rc, err := provider.Client().ContainerLogs(t.Context(), ctr.GetContainerID(), client.ContainerLogsOptions{ShowStdout: true})
+	require.NoError(t, err)
+	defer rc.Close()
+	var stdout bytes.Buffer
+	_, err = stdcopy.StdCopy(&stdout, io.Discard, rc)
+	require.NoError(t, err)
+	line, err := bufio.NewReader(&stdout).ReadString('\n')
+	require.NoError(t, err, "stdout: %q", stdout.String())
+	return line[:len(line)-1]
+}
+
+// The image as it is, on its own address (FIFOQ_ADDR=0.0.0.0:9324) in the host's network: the first line of
+// stdout is http://127.0.0.1:9324, a URL a user can open, not http://[::]:9324. It takes the host's port
+// 9324, so it runs only where that port is free.
+func TestImageDefaultAddress(t *testing.T) {
+	img := testImage(t)
+	if ln, err := net.Listen("tcp", "127.0.0.1:9324"); err != nil {
+		t.Skipf("port 9324 is taken here: %v", err)
+	} else {
+		ln.Close()
+	}
+	ctr, err := fifoqcontainer.Run(t.Context(), img, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+		hc.NetworkMode = "host"
+	}), testcontainers.WithEndpointSettingsModifier(func(settings map[string]*network.EndpointSettings) { clear(settings) }),
+		testcontainers.WithEnv(map[string]string{"FIFOQ_ACCESS_KEY_ID": "AKIDTEST", "FIFOQ_SECRET_ACCESS_KEY": "secret"}))
+	testcontainers.CleanupContainer(t, ctr)
+	require.NoError(t, err)
+	require.Equal(t, "http://127.0.0.1:9324", mustEndpoint(t, ctr))
+	require.Equal(t, "http://127.0.0.1:9324", firstLine(t, ctr))
 }

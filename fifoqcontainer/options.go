@@ -78,8 +78,9 @@ func WithCredentials(accessKeyID, secretAccessKey string) testcontainers.Customi
 
 // WithHostNetwork runs the container in the host's network, the server listening on 127.0.0.1:port, in
 // place of a published port: for a Docker without a bridge network, or a machine that allows traffic on
-// loopback only. The port must be free; EndpointURL then returns http://<host>:port, where the host is
-// what testcontainers says (set TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 where it would guess a gateway).
+// loopback only. The port must be free. Run waits for /health on 127.0.0.1:port, and EndpointURL returns
+// http://127.0.0.1:port, whatever testcontainers takes for the Docker host: no TESTCONTAINERS_HOST_OVERRIDE
+// is needed.
 func WithHostNetwork(port int) testcontainers.CustomizeRequestOption {
 	return func(req *testcontainers.GenericContainerRequest) error {
 		if port <= 0 || port > 65535 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -20,33 +21,38 @@ import (
 var errUsage = errors.New("usage")
 
 const usage = `Usage:
-  fifoq serve [flags]   serve fifoq queues over the Amazon SQS API, in memory or in --data-dir
-                        (fifoq serve -h for the flags)
+  fifoq serve [flags]   serve fifoq queues and topics over the Amazon SQS and SNS APIs, on one
+                        endpoint, in memory or in --data-dir (fifoq serve -h for the flags)
   fifoq health [flags]  exit 0 if a server's /health answers 200, else 1 (fifoq health -h)
   fifoq version         print the module version and the VCS revision of this binary
 `
 
 const serveUsage = `Usage: fifoq serve [flags]
 
-Serve fifoq queues over the Amazon SQS API (JSON and query protocols).
+Serve fifoq queues over the Amazon SQS API (JSON and query protocols) and topics over the Amazon
+SNS API (query protocol), on the same endpoint: a request signed for sns, or an unsigned one whose
+Action is SNS's, goes to SNS. Topics deliver to the server's queues (the sqs protocol), with
+filter policies, raw message delivery, dead-letter queues and FIFO topics.
 
-The queues live in memory unless --data-dir is given. With --data-dir they are kept in that
-directory and come back when the server starts again on it, after a stop or a crash: their
-attributes, policies and tags, and their messages with their receive counts. Every request
-returns once its changes are on disk (with --sync, once they are written to the operating system:
-see --sync). The queues of --queue and --config are then created, or,
-when stored, given the attributes declared: a stored attribute that differs (changed at run time
-by SetQueueAttributes) is set back to the declared value, with a warning; the others are kept.
+The queues and topics live in memory unless --data-dir is given. With --data-dir they are kept in
+that directory and come back when the server starts again on it, after a stop or a crash: their
+attributes, policies and tags, the subscriptions, and the messages with their receive counts.
+Every request returns once its changes are on disk (with --sync, once they are written to the
+operating system: see --sync). The queues of --queue and --config, then the topics and
+subscriptions of --config, are created, or, when stored, given the attributes declared: a stored
+attribute that differs (changed at run time by SetQueueAttributes, SetTopicAttributes or
+SetSubscriptionAttributes) is set back to the declared value, with a warning; the others are kept.
 If the store fails while serving (a full disk), /health turns to 503 with the cause, every change
 is answered ServiceUnavailable, and the server shuts down and exits 1, to be restarted.
 
-The endpoint's URL is the first line of stdout, once the server listens; with --metrics-addr,
-the URL of /metrics is the second. GET /health answers 200 "ok" while the server serves and
-503 once it shuts down. On SIGINT or SIGTERM the server stops accepting connections, answers
-the long polls in progress at once (with no messages, as a wait that ends does), gives
-kept-alive connections up to a second to bring in the requests already sent on them, lets the
-requests in progress finish, all within --shutdown-timeout, and exits 0 (1 if it had to cut
-requests at the timeout); a second signal kills it.
+The endpoint's URL is the first line of stdout, once every listener is open; with
+--metrics-addr, the URL of /metrics is the second, and with --console-addr the console's follows.
+An address on every interface (0.0.0.0) is printed as 127.0.0.1. GET /health answers 200 "ok"
+while the server serves and 503 once it shuts down. On SIGINT or SIGTERM the server stops
+accepting connections, answers the long polls in progress at once (with no messages, as a wait
+that ends does), gives kept-alive connections up to a second to bring in the requests already
+sent on them, lets the requests in progress finish, all within --shutdown-timeout, and exits 0
+(1 if it had to cut requests at the timeout); a second signal kills it.
 
 With "eventSourceMappings" in --config, each mapping polls its queue while the server serves and
 POSTs each batch to its function URL as Lambda's SQS event (the Lambda Runtime Interface Emulator's
@@ -107,10 +113,14 @@ type serveConfig struct {
 	dataDir         string            // "": the queues live in memory
 	syncEvery       time.Duration     // --sync: 0 for a sync per acknowledgement
 	queues          []queueSpec       // to create, in order: the config file's, then the --queue flags'
+	topics          []topicSpec       // the config file's topics, declared after the queues (topicconfig.go)
 	mappings        []mappingSpec     // the config file's event source mappings (mappings.go)
 	credentials     map[string]string // secret access keys by access key id; nil: signatures are not checked
 	consoleAddr     string            // "": no web console (console.go)
 	consoleReadOnly bool
+	// listen binds the listeners of the API and the metrics; nil is net.ListenConfig's. Tests watch the
+	// binds through it.
+	listen func(ctx context.Context, network, address string) (net.Listener, error)
 }
 
 // queueSpec is a queue to create: its name and SQS attributes, as CreateQueue takes them.
@@ -160,6 +170,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&cfg.account, "account", "000000000000", "the same as --account-id")
 	fs.StringVar(&configFile, "config", "",
 		"JSON `file` of queues to create: {\"queues\":[{\"name\":\"orders.fifo\",\"attributes\":{\"ContentBasedDeduplication\":\"true\"}}]}, "+
+			"of SNS topics and their subscriptions: \"topics\":[{\"name\":\"events.fifo\",\"subscriptions\":[{\"queue\":\"orders.fifo\","+
+			"\"filterPolicy\":{...},\"rawMessageDelivery\":true}]}] (docs/wire-api.md), "+
 			"and of event source mappings to function URLs: \"eventSourceMappings\":[{\"queue\":\"orders.fifo\",\"functionUrl\":\"http://...\"}] "+
 			"(docs/event-source-mappings.md)")
 	fs.Func("queue", "create a queue: `name[,Attr=Value...]` with SQS attribute names (a name ending in .fifo implies FifoQueue=true); "+
@@ -178,8 +190,8 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 			"{\"credentials\":[{\"accessKeyId\":\"AKID\",\"secretAccessKey\":\"...\"}]}; without it (or "+
 			envAccessKeyID+" and "+envSecretAccessKey+"), any credentials are accepted")
 	fs.StringVar(&cfg.dataDir, "data-dir", "",
-		"keep the queues in `dir` (created if missing), so that they survive a restart or a crash: their attributes, "+
-			"policies, tags and messages; without it the queues live in memory and end with the process")
+		"keep the queues and topics in `dir` (created if missing), so that they survive a restart or a crash: their attributes, "+
+			"policies, tags, subscriptions and messages; without it they live in memory and end with the process")
 	fs.Func("sync", "with --data-dir, when an acknowledged change reaches the disk: `ack` (default), before the request returns, "+
 		"so that neither a crash nor a power loss loses it; or a duration such as 100ms, within it: the change is "+
 		"written to the operating system before the request returns, so a crash of the process loses nothing, "+
@@ -295,11 +307,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 		return fail(fmt.Errorf("--log-format %q, want text or json", cfg.logFormat))
 	}
 	if configFile != "" {
-		qs, ms, err := loadConfigFile(configFile)
+		c, err := loadConfigFile(configFile)
 		if err != nil {
 			return fail(err)
 		}
-		cfg.queues, cfg.mappings = qs, ms
+		cfg.queues, cfg.topics, cfg.mappings = c.queues, c.topics, c.mappings
 	}
 	cfg.queues = append(cfg.queues, flagQueues...)
 	creds, err := loadCredentials(credentialsFile, getenv)
@@ -404,31 +416,40 @@ func decodeFileData(what, path string, v any) ([]byte, error) {
 	return data, nil
 }
 
-// loadConfig reads the queues of a JSON config file: loadConfigFile without the event source mappings.
+// loadConfig reads the queues of a JSON config file: loadConfigFile without the rest.
 func loadConfig(path string) ([]queueSpec, error) {
-	qs, _, err := loadConfigFile(path)
-	return qs, err
+	c, err := loadConfigFile(path)
+	return c.queues, err
 }
 
-// loadConfigFile reads the queues and the event source mappings of a JSON config file (an example is
-// testdata/fifoq.json):
+// fileConfig is what a config file declares.
+type fileConfig struct {
+	queues   []queueSpec
+	topics   []topicSpec   // topicconfig.go
+	mappings []mappingSpec // mappings.go
+}
+
+// loadConfigFile reads the queues, the topics and the event source mappings of a JSON config file (an
+// example is testdata/fifoq.json):
 //
 //	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": "true"}}],
+//	 "topics": [{"name": "events.fifo", "subscriptions": [{"queue": "orders.fifo", "rawMessageDelivery": true}]}],
 //	 "eventSourceMappings": [{"queue": "orders.fifo", "functionUrl": "http://127.0.0.1:9000/..."}]}
 //
 // An attribute value is a string as SQS takes it; a number or a boolean stands for its text, and an object
 // (such as a RedrivePolicy) for its JSON. Unknown fields are errors, so a typo does not go unnoticed.
-func loadConfigFile(path string) ([]queueSpec, []mappingSpec, error) {
+func loadConfigFile(path string) (fileConfig, error) {
 	var file struct {
 		Queues []struct {
 			Name       string                     `json:"name"`
 			Attributes map[string]json.RawMessage `json:"attributes"`
 		} `json:"queues"`
+		Topics              []topicJSON   `json:"topics"`
 		EventSourceMappings []mappingJSON `json:"eventSourceMappings"`
 	}
 	data, err := decodeFileData("config", path, &file)
 	if err != nil {
-		return nil, nil, err
+		return fileConfig{}, err
 	}
 	offsets := queueOffsets(data)
 	qs := make([]queueSpec, 0, len(file.Queues))
@@ -438,13 +459,13 @@ func loadConfigFile(path string) ([]queueSpec, []mappingSpec, error) {
 			at = where(path, data, offsets[i])
 		}
 		if fq.Name == "" {
-			return nil, nil, fmt.Errorf("config %s: queue %d has no name", at, i)
+			return fileConfig{}, fmt.Errorf("config %s: queue %d has no name", at, i)
 		}
 		q := queueSpec{Name: fq.Name, origin: "config " + at}
 		for k, raw := range fq.Attributes {
 			v, err := attributeValue(raw)
 			if err != nil {
-				return nil, nil, fmt.Errorf("config %s: queue %s: attribute %s: %w", at, fq.Name, k, err)
+				return fileConfig{}, fmt.Errorf("config %s: queue %s: attribute %s: %w", at, fq.Name, k, err)
 			}
 			if q.Attributes == nil {
 				q.Attributes = make(map[string]string)
@@ -453,11 +474,15 @@ func loadConfigFile(path string) ([]queueSpec, []mappingSpec, error) {
 		}
 		qs = append(qs, q)
 	}
+	ts, err := topicSpecs(path, data, file.Topics)
+	if err != nil {
+		return fileConfig{}, err
+	}
 	ms, err := mappingSpecs(path, data, file.EventSourceMappings)
 	if err != nil {
-		return nil, nil, err
+		return fileConfig{}, err
 	}
-	return qs, ms, nil
+	return fileConfig{queues: qs, topics: ts, mappings: ms}, nil
 }
 
 // attributeValue turns a JSON attribute value into the string SQS takes.

@@ -130,8 +130,16 @@ func queueOffsets(data []byte) []int64 { return listOffsets(data, "queues") }
 
 // listOffsets returns the offset of each element of the top-level list called name of a config file that
 // decodes, in order; nil if there is none.
-func listOffsets(data []byte, name string) []int64 {
-	dec := json.NewDecoder(bytes.NewReader(data))
+func listOffsets(data []byte, name string) []int64 { return memberListOffsets(data, 0, name) }
+
+// memberListOffsets returns the offset in data of each element of the list called name, a member of the
+// object that starts at offset at of data (an element of a top-level list, say), in order; nil if there is
+// none.
+func memberListOffsets(data []byte, at int64, name string) []int64 {
+	if at < 0 || at > int64(len(data)) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[at:]))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
@@ -153,11 +161,11 @@ func listOffsets(data []byte, name string) []int64 {
 		}
 		out = out[:0] // a later key of that name wins, as it does for encoding/json
 		for dec.More() {
-			at := dec.InputOffset()
-			for at < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n,"), data[at]) >= 0 {
-				at++
+			off := at + dec.InputOffset()
+			for off < int64(len(data)) && bytes.IndexByte([]byte(" \t\r\n,"), data[off]) >= 0 {
+				off++
 			}
-			out = append(out, at)
+			out = append(out, off)
 			var skip json.RawMessage
 			if dec.Decode(&skip) != nil {
 				return out

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,51 @@ import (
 	"github.com/fifoq/fifoq/catalog"
 	"github.com/fifoq/fifoq/fifoqweb"
 )
+
+// processStart is when the process started (near enough: when its package was initialized), for the
+// console's server page.
+var processStart = time.Now()
+
+// serverInfo returns what the console's server page shows of a server of cfg and cat: its version, start,
+// store (the catalogue's, in cfg.dataDir) and listeners, the console's at consoleURL. The API's and the
+// metrics' are cfg.addr and cfg.metricsAddr: to list the ports chosen for a port 0, serve sets them to the
+// addresses it bound before it calls startConsole.
+func serverInfo(cfg serveConfig, cat *catalog.Catalog, version, consoleURL string) func() fifoqweb.ServerInfo {
+	listeners := []fifoqweb.Listener{{Name: "SQS and SNS API", Addr: listenURL(cfg.addr)}}
+	if cfg.metricsAddr != "" {
+		listeners = append(listeners, fifoqweb.Listener{Name: "metrics and health", Addr: listenURL(cfg.metricsAddr) + "metrics"})
+	}
+	console := "console"
+	switch {
+	case cfg.consoleReadOnly && cfg.credentials != nil:
+		console += " (read-only, login)"
+	case cfg.consoleReadOnly:
+		console += " (read-only)"
+	case cfg.credentials != nil:
+		console += " (login)"
+	}
+	listeners = append(listeners, fifoqweb.Listener{Name: console, Addr: consoleURL})
+	sync := "before each acknowledgement (--sync ack)"
+	if cfg.syncEvery > 0 {
+		sync = "every " + cfg.syncEvery.String() + " (--sync " + cfg.syncEvery.String() + "): a power loss loses at most that much"
+	}
+	return func() fifoqweb.ServerInfo {
+		info := fifoqweb.ServerInfo{Version: version, Started: processStart, Listeners: listeners}
+		if st := cat.Store(); st != nil {
+			info.Store = &fifoqweb.StoreInfo{Path: cmp.Or(cfg.dataDir, st.String()), Sync: sync, Health: st.Health()}
+		}
+		return info
+	}
+}
+
+// listenURL returns the URL of a listener's address: http://host:port/, or http://0.0.0.0:port/ for an
+// address of every interface (":port").
+func listenURL(addr string) string {
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		addr = net.JoinHostPort("0.0.0.0", port)
+	}
+	return "http://" + addr + "/"
+}
 
 // checkConsole accepts the console flags of cfg: a --console-addr beyond loopback needs --allow-remote, and
 // --credentials, whose keys are the console's logins.
@@ -48,8 +94,10 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, ca
 	if err != nil {
 		return "", nil, fmt.Errorf("--console-addr: %w", err)
 	}
+	url = urlOf(ln.Addr().String()) + "/" // a URL a user can open: 127.0.0.1 for an address on every interface
+	version := "fifoq " + shortVersion(debug.ReadBuildInfo)
 	console := fifoqweb.NewCatalog(cat, append([]fifoqweb.Option{fifoqweb.WithReadOnly(cfg.consoleReadOnly),
-		fifoqweb.WithVersion("fifoq " + shortVersion(debug.ReadBuildInfo))}, opts...)...)
+		fifoqweb.WithVersion(version), fifoqweb.WithServerInfo(serverInfo(cfg, cat, version, url))}, opts...)...)
 	var h http.Handler = console
 	if cfg.credentials != nil {
 		h = basicAuth(maps.Clone(cfg.credentials), h, newLoginThrottle(time.Now), logger)
@@ -70,7 +118,6 @@ func startConsole(ctx context.Context, lc *net.ListenConfig, cfg serveConfig, ca
 			logger.Error("console stopped", "addr", ln.Addr().String(), "error", serr)
 		}
 	}()
-	url = "http://" + ln.Addr().String() + "/"
 	logger.Info("serving console", "addr", ln.Addr().String(), "url", url, "read_only", cfg.consoleReadOnly,
 		"login", cfg.credentials != nil)
 	return url, func() {

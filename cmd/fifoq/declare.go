@@ -19,8 +19,17 @@ func (e *usageError) Unwrap() error { return e.err }
 // declared (the config file, its line and column; or the flag or variable), unless the store failed, which
 // is no fault of the command line.
 func declareError(q queueSpec, err error) error {
-	if q.origin == "" || errors.Is(err, fifoq.ErrStoreFailed) {
+	if q.origin == "" {
 		return err
 	}
-	return &usageError{fmt.Errorf("%s: %w", q.origin, err)}
+	return originError(q.origin, err)
+}
+
+// originError is the error of declaring what origin names (a queue, a topic, a subscription: "config
+// FILE:LINE:COL: ..."): a usage error that starts with origin, unless the store failed.
+func originError(origin string, err error) error {
+	if errors.Is(err, fifoq.ErrStoreFailed) {
+		return err
+	}
+	return &usageError{fmt.Errorf("%s: %w", origin, err)}
 }

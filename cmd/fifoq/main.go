@@ -1,4 +1,5 @@
-// Command fifoq serves fifoq queues over the Amazon SQS wire API, for clients in any language:
+// Command fifoq serves fifoq queues and topics over the Amazon SQS and SNS wire APIs, on one endpoint, for
+// clients in any language:
 //
 //	go install ./cmd/fifoq   # from a clone; go install github.com/fifoq/fifoq/cmd/fifoq@latest once released
 //	fifoq serve [--addr 127.0.0.1:9324] [--data-dir DIR] [--queue name[,Attr=Value...]]... [--config file.json]
@@ -8,8 +9,13 @@
 // Point an AWS SDK or the AWS CLI at the printed endpoint (for example
 // "aws --endpoint-url http://127.0.0.1:9324 sqs list-queues"). Run "fifoq serve -h" for the flags; each has an
 // environment variable (--addr is FIFOQ_ADDR, --data-dir FIFOQ_DATA_DIR, ...), which a flag on the command
-// line overrides. The endpoint's URL is the first line of stdout once the server listens, and the URL of the
-// metrics the second.
+// line overrides. The endpoint's URL is the first line of stdout once every listener is open (0.0.0.0 is
+// printed as 127.0.0.1), and the URL of the metrics the second.
+//
+// The endpoint also answers Amazon SNS's API (query protocol): a request signed for sns, or an unsigned one
+// whose Action is SNS's, goes to SNS. Topics deliver to the server's queues (the sqs protocol), with filter
+// policies, raw message delivery, dead-letter queues and FIFO topics, and are kept with --data-dir as the
+// queues are.
 //
 // Without --data-dir the queues live in memory and end with the process. With --data-dir DIR they are
 // kept in DIR (package github.com/fifoq/fifoq/durable) and come back when the server starts again on it,
@@ -25,6 +31,16 @@
 // directory. The --config file is JSON (cmd/fifoq/testdata/fifoq.json is an example):
 //
 //	{"queues": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": true, "VisibilityTimeout": 60}}]}
+//
+// Its "topics" declare SNS topics and their subscriptions to the server's queues, after the queues, in the
+// same way: created, or, when stored, given the attributes and fields declared, with a warning for each that
+// differed. A topic has a "name" (".fifo" makes a FIFO topic), "attributes" (FifoTopic,
+// ContentBasedDeduplication, SignatureVersion) and "subscriptions", each with its "queue" (a name or an ARN)
+// and, as CloudFormation's AWS::SNS::Subscription names them, "filterPolicy", "filterPolicyScope",
+// "rawMessageDelivery" and "redrivePolicy" ({"deadLetterTargetArn": ...}):
+//
+//	{"topics": [{"name": "orders.fifo", "attributes": {"ContentBasedDeduplication": true},
+//	  "subscriptions": [{"queue": "billing.fifo", "filterPolicy": {"kind": ["paid"]}, "rawMessageDelivery": true}]}]}
 //
 // # Event source mappings
 //

@@ -10,29 +10,15 @@ import (
 )
 
 // newMetricsRegistry returns the registry that serve shows on /metrics: the Go and process collectors, the
-// metrics of the queues and topics of cat, each under its display name (catalog.Catalog.DisplayName), of its
+// metrics of the queues and topics of cat, each under its display name (catalog.Catalog.NamedQueues, NamedTopics), of its
 // store st (nil for a server in memory), and of its requests, which requests counts.
 func newMetricsRegistry(cat *catalog.Catalog, st *fifoq.Store, requests *fifoqprom.RequestCollector) *prometheus.Registry {
-	opts := []fifoqprom.Option{fifoqprom.WithNamedQueues(func() map[string]catalog.Queue {
-		all := cat.Queues()
-		m := make(map[string]catalog.Queue, len(all))
-		for _, q := range all {
-			m[cat.DisplayName(q.Namespace(), q.Name())] = q
-		}
-		return m
-	})}
+	opts := []fifoqprom.Option{fifoqprom.WithNamedQueues(cat.NamedQueues)}
 	if st != nil {
 		opts = append(opts, fifoqprom.WithStore(st))
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		fifoqprom.NewCollector(opts...), requests, fifoqprom.NewTopicCollector(func() map[string]catalog.Topic {
-			all := cat.Topics()
-			m := make(map[string]catalog.Topic, len(all))
-			for _, t := range all {
-				m[cat.DisplayName(t.Namespace(), t.Name())] = t
-			}
-			return m
-		}))
+		fifoqprom.NewCollector(opts...), requests, fifoqprom.NewTopicCollector(cat.NamedTopics))
 	return reg
 }

@@ -124,31 +124,84 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		}
 	}
 
+	if err := declareTopics(ctx, cat, home, cfg.topics, logger); err != nil { // topicdeclare.go
+		return err
+	}
 	ms, err := newMappings(cat, cfg, logger) // mappings_serve.go
 	if err != nil {
 		return err
 	}
-
-	lc := new(net.ListenConfig)
-	ln, err := lc.Listen(ctx, "tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
 	sns, handler, err := withTopics(cfg, api, logger) // SNS beside SQS: topics.go
 	if err != nil {
-		ln.Close()
 		return err
 	}
+
+	// Every listener is bound before the server says it is ready (its URLs on stdout, the "listening" log,
+	// /health), and the API's last, so that a check that waits for the API's port finds the metrics and the
+	// console open too. The console's envelopes name the API's endpoint: with port 0, which only stdout
+	// tells, the API's listener is bound first, to learn it.
+	listen := cfg.listen
+	if listen == nil {
+		listen = new(net.ListenConfig).Listen
+	}
+	var ln, metricsLn net.Listener
+	closeAll := func() { // on an error; the console, once started, is stopped by its defer
+		for _, l := range []net.Listener{ln, metricsLn} {
+			if l != nil {
+				l.Close()
+			}
+		}
+	}
+	listenAPI := func() error {
+		if ln, err = listen(ctx, "tcp", cfg.addr); err != nil {
+			closeAll()
+			return fmt.Errorf("--addr: %w", err)
+		}
+		return nil
+	}
+	_, port, _ := net.SplitHostPort(cfg.addr)
+	apiFirst := port == "0" || port == ""
+	if apiFirst {
+		if err := listenAPI(); err != nil {
+			return err
+		}
+	}
+	if cfg.metricsAddr != "" {
+		if metricsLn, err = listen(ctx, "tcp", cfg.metricsAddr); err != nil {
+			closeAll()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+	}
+	apiEndpoint := urlOf(cfg.addr)
+	if ln != nil {
+		apiEndpoint = urlOf(ln.Addr().String())
+	}
+	ccfg := cfg // the console's server page lists the addresses bound, a port 0's too
+	if ln != nil {
+		ccfg.addr = ln.Addr().String()
+	}
+	if metricsLn != nil {
+		ccfg.metricsAddr = metricsLn.Addr().String()
+	}
+	consoleURL, stopConsole, err := startConsole(ctx, new(net.ListenConfig), ccfg, cat, logger, fifoqweb.WithMappings(ms.views),
+		fifoqweb.WithPublishOptions(sns.PublishOptions(apiEndpoint)...))
+	if err != nil {
+		closeAll()
+		return err
+	}
+	defer stopConsole()
+	if !apiFirst {
+		if err := listenAPI(); err != nil {
+			return err
+		}
+	}
+
 	o := serveOptions{api: ln, handler: handler, beginShutdown: api.BeginShutdown, logger: logger,
-		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes}
+		timeout: cfg.shutdownTimeout, maxHeaderBytes: cfg.maxHeaderBytes, metrics: metricsLn}
 	if stored != nil {
 		o.failed, o.storeErr = stored.Failed(), func() error { return storeFailure(stored) }
 	}
-	if cfg.metricsAddr != "" {
-		if o.metrics, err = lc.Listen(ctx, "tcp", cfg.metricsAddr); err != nil {
-			ln.Close()
-			return fmt.Errorf("--metrics-addr: %w", err)
-		}
+	if o.metrics != nil {
 		reg := newMetricsRegistry(cat, stored, requests)
 		reg.MustRegister(fifoqprom.NewMappingCollector(ms.metrics))
 		o.metricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{
@@ -157,21 +210,10 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 		})
 	}
 
-	consoleURL, stopConsole, err := startConsole(ctx, lc, cfg, cat, logger, fifoqweb.WithMappings(ms.views),
-		fifoqweb.WithPublishOptions(sns.PublishOptions("http://"+ln.Addr().String())...))
-	if err != nil {
-		ln.Close()
-		if o.metrics != nil {
-			o.metrics.Close()
-		}
-		return err
-	}
-	defer stopConsole()
-
-	endpoint := "http://" + ln.Addr().String()
+	endpoint := urlOf(ln.Addr().String())
 	verified := cfg.credentials != nil
 	logger.Info("listening", "addr", ln.Addr().String(), "endpoint", endpoint, "queues", len(cat.Queues()),
-		"signature_verification", verified, "data_dir", cfg.dataDir)
+		"topics", len(cat.Topics()), "signature_verification", verified, "data_dir", cfg.dataDir)
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() && !verified {
 		logger.Warn("listening beyond loopback without signature verification: anyone who can reach the address "+
 			"can send, read and delete messages; give --credentials to check the AWS Signature Version 4 of every request",
@@ -180,7 +222,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	served.Store(true)
 	fmt.Fprintln(stdout, endpoint)
 	if o.metrics != nil {
-		metricsURL := "http://" + o.metrics.Addr().String() + "/metrics"
+		metricsURL := urlOf(o.metrics.Addr().String()) + "/metrics"
 		logger.Info("serving metrics", "addr", o.metrics.Addr().String(), "url", metricsURL)
 		fmt.Fprintln(stdout, metricsURL)
 	}
@@ -190,6 +232,19 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer) (err 
 	ms.start(ctx, cat)
 	err = serveHTTP(ctx, o)
 	return cmp.Or(err, ms.stop())
+}
+
+// urlOf returns the URL of a server listening on addr, as a user can open it: "http://" and addr, with a
+// host that means every interface (0.0.0.0, ::, or none) given as 127.0.0.1, as "fifoq health" asks it.
+func urlOf(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // newLogger returns the logger of cfg, on w.

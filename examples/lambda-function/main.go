@@ -1,7 +1,7 @@
 // Command lambda-function is the function of fifoq's event source mapping example: an SQS handler written
-// with aws-lambda-go, as it would be deployed to AWS Lambda, run in a container of AWS's OS-only base image,
-// whose Runtime Interface Emulator takes the invocations of fifoq serve (see README.md and
-// docker-compose.yml).
+// with aws-lambda-go, as it would be deployed to AWS Lambda, run under the Lambda Runtime Interface Emulator,
+// which takes the invocations of fifoq serve: on the machine itself ("go run ./local") or in a container of
+// AWS's OS-only base image (docker-compose.yml); see README.md.
 //
 // It handles an order per record, in the order of the records. An order whose body starts with "fail"
 // fails, and so does every later order of its message group in the batch, as AWS asks a FIFO function to
