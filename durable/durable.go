@@ -42,6 +42,10 @@
 // not changed any more, so that they stay as a crash would have left them: Close releases them and returns
 // the failure, and opening the directory again recovers every change that was acknowledged.
 //
+// The files the store writes beside Pebble's (its sync mark, the copies of logs it cut) are written whole
+// and durably, as WriteFile does, and the directories Open makes are synced into their parents: a loss of
+// power at any moment leaves none of them empty, torn, or gone.
+//
 // Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
 // found as it reads the queue's records. A store that cannot be opened (a full disk, a directory it may not
 // write) makes Open return at once with the cause (errors.Is(err, syscall.ENOSPC)) and the file; a failed
@@ -231,8 +235,8 @@ func unborn(names []string) bool {
 const firstManifest = "MANIFEST-000001"
 
 func openEngine(dir string, c config) (*engine, error) {
-	if err := c.fs.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("durable: %w", err)
+	if err := mkdirAllSynced(c.fs, dir, 0o755); err != nil { // durable, so that a power cut cannot take the store's directory back
+		return nil, err
 	}
 	// Check the logs under the directory's lock, so that another process's store is ErrLocked, not
 	// read while it writes; Pebble takes the lock again in Open.
