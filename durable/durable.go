@@ -103,12 +103,13 @@ type config struct {
 	cacheSize    int64
 	memTableSize uint64
 	logger       *slog.Logger
-	fs           vfs.FS                       // the tests' faults
-	noSyncMark   bool                         // the benchmark of the sync mark's cost
-	syncEvery    time.Duration                // WithSyncEvery; 0 for a sync per commit
-	syncTicks    <-chan time.Time             // the tests' ticks of WithSyncEvery, for its ticker's
-	onWrite      func(repr []byte, sync bool) // the benchmark that replays a store's writes into Pebble alone
-	err          error                        // an option's
+	fs           vfs.FS                           // the tests' faults
+	noSyncMark   bool                             // the benchmark of the sync mark's cost
+	syncEvery    time.Duration                    // WithSyncEvery; 0 for a sync per commit
+	syncTicks    <-chan time.Time                 // the tests' ticks of WithSyncEvery, for its ticker's
+	onWrite      func(repr []byte, sync bool)     // the benchmark that replays a store's writes into Pebble alone
+	onSync       func(began time.Time, done bool) // the power-loss test's record of WithSyncEvery's real syncs
+	err          error                            // an option's
 }
 
 func defaultConfig() config {
@@ -282,7 +283,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	e.health.fs = c.fs
 	fs := c.fs
 	if e.every > 0 {
-		e.relaxed = newRelaxedFS(fs)
+		e.relaxed = newRelaxedFS(fs, c.onSync)
 		fs = e.relaxed
 	}
 	opts := &pebble.Options{

@@ -29,6 +29,14 @@ func WithSyncTicks(ticks <-chan time.Time) Option { return func(c *config) { c.s
 // exists only in this package's tests.
 func WithWriteHook(fn func(repr []byte, sync bool)) Option { return func(c *config) { c.onWrite = fn } }
 
+// WithSyncHook calls fn, in a store opened WithSyncEvery, as each real sync of its write-ahead logs begins
+// (done false) and once it succeeded (done true, with the same began): the sync every interval, and the
+// sync of a log as Pebble closes it. Everything written to the logs before began is durable once it is
+// done. It exists only in this package's tests.
+func WithSyncHook(fn func(began time.Time, done bool)) Option {
+	return func(c *config) { c.onSync = fn }
+}
+
 // Tune sets the options of Pebble's that a store opened with no options sets.
 func Tune(o *pebble.Options) { tune(o, defaultConfig()) }
 

@@ -46,13 +46,22 @@ func WithSyncEvery(interval time.Duration) Option {
 // so that one log is complete on the disk before the next one holds anything synced.
 type relaxedFS struct {
 	vfs.FS
+	onSync func(began time.Time, done bool) // the tests' WithSyncHook, or nil
 
 	mu   sync.Mutex
 	logs map[*relaxedFile]struct{} // the open logs
 }
 
-func newRelaxedFS(fs vfs.FS) *relaxedFS {
-	return &relaxedFS{FS: fs, logs: make(map[*relaxedFile]struct{})}
+func newRelaxedFS(fs vfs.FS, onSync func(began time.Time, done bool)) *relaxedFS {
+	return &relaxedFS{FS: fs, onSync: onSync, logs: make(map[*relaxedFile]struct{})}
+}
+
+// hook tells the tests' WithSyncHook that a real sync began at began, or that the one that began then is
+// done.
+func (fs *relaxedFS) hook(began time.Time, done bool) {
+	if fs.onSync != nil {
+		fs.onSync(began, done)
+	}
 }
 
 func (fs *relaxedFS) wrap(name string, f vfs.File, err error) (vfs.File, error) {
@@ -94,6 +103,8 @@ type logSync struct {
 
 // syncLogs syncs every open log for real, and returns how far it synced the newest one.
 func (fs *relaxedFS) syncLogs() (logSync, error) {
+	began := time.Now()
+	fs.hook(began, false)
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	var newest logSync
@@ -106,6 +117,7 @@ func (fs *relaxedFS) syncLogs() (logSync, error) {
 			newest = logSync{num: f.num, offset: written}
 		}
 	}
+	fs.hook(began, true)
 	return newest, nil
 }
 
@@ -144,7 +156,12 @@ func (f *relaxedFile) Close() error {
 	f.fs.mu.Lock()
 	delete(f.fs.logs, f)
 	f.fs.mu.Unlock()
+	began := time.Now()
+	f.fs.hook(began, false)
 	err := f.File.SyncData()
+	if err == nil {
+		f.fs.hook(began, true)
+	}
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}
