@@ -90,10 +90,12 @@ func TestWriteFileChild(t *testing.T) {
 // os.WriteFile, which sync nothing, loses the file every time (empty, or gone with its directory in the
 // strict mode): the test can fail.
 func TestWriteFilePowerCut(t *testing.T) {
+	t.Parallel()
 	for _, strict := range []bool{false, true} {
 		for _, how := range []string{"durable", "os"} {
 			mode := map[bool]string{false: "lenient", true: "strict"}[strict]
 			t.Run(how+"/"+mode, func(t *testing.T) {
+				t.Parallel()
 				l := startLazyFS(t, strict)
 				seed := rand.Uint64()
 				rng := rand.New(rand.NewPCG(seed, 0))

@@ -196,6 +196,7 @@ func (m *crashModel) apply(recs []crashRec) {
 				m.unacked[b] = true
 			}
 		case recSent:
+			b.lost = false // a send lost at a power cut, never acknowledged, and retried
 			if len(b.acks) == 0 {
 				m.totals.sent++
 				b.ackAt = crashWhen{r.round, r.End}

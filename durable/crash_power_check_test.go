@@ -109,27 +109,40 @@ func (m *crashModel) settle(round int, state crashState) (lost []crashLoss, viol
 				}
 			}
 		}
-		if there {
+		if there || b.lost {
 			continue
 		}
-		if b.lost || slices.ContainsFunc(b.deletes, func(d *crashDelete) bool { return d.done() }) {
-			continue
-		}
-		// In neither queue and never deleted: lost, which the window allows if every sign that it was
-		// stored (its acknowledgement, its deliveries) came in the window.
+		// In neither queue: lost, which the window allows if every sign that it was stored (its
+		// acknowledgement, its deliveries) came in the window. When a delete of it was attempted in the
+		// window too, the store cannot tell the send lost from the delete done: either way it is gone, and
+		// the send, if it was never acknowledged, is retried and brings it back.
 		seen := len(b.acks) > 0 || len(b.deliveries) > 0
 		inWindow := seen && (len(b.acks) == 0 || b.ackAt.round == round && m.uncertain(round, b.ackAt.ns))
 		for _, d := range b.deliveries {
 			inWindow = inWindow && d.round == round && m.uncertain(round, d.end)
 		}
-		if !inWindow {
-			continue // checkBody reports it
+		deleted := false
+		for _, del := range b.deletes {
+			if del.done() {
+				deleted = true
+				inWindow = inWindow && del.round == round && m.uncertain(round, cmp.Or(del.end, del.start))
+			}
 		}
-		b.lost = true
-		m.forget(b.gen0, b.id)
-		if len(b.acks) > 0 {
+		if !inWindow {
+			continue // deleted for good, or lost outside the window, which checkBody reports
+		}
+		if len(b.acks) > 0 && !deleted {
 			lost = append(lost, crashLoss{id: b.id, ackAt: b.ackAt.ns})
 		}
+		b.lost = true
+		for _, del := range b.deletes {
+			if del.done() {
+				del.state = delLost
+			}
+		}
+		b.deleted, b.deletedAt = false, crashWhen{}
+		m.forget(b.gen0, b.id)
+		b.gen0, b.acks = "", nil
 	}
 	// The store is a prefix of what the child did: a producer sends one call after another, so a send lost
 	// while a later one of the same producer is stored is not.

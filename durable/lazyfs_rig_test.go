@@ -66,8 +66,10 @@ func lazyRead(t *testing.T, path string) string {
 // what overwrote synced bytes is undone, a truncation is undone, and a file never synced is empty; what
 // was synced stays, in both metadata modes.
 func TestLazyFSData(t *testing.T) {
+	t.Parallel()
 	for _, strict := range []bool{false, true} {
 		t.Run(map[bool]string{false: "lenient", true: "strict"}[strict], func(t *testing.T) {
+			t.Parallel()
 			l := startLazyFS(t, strict)
 			a, b, c := filepath.Join(l.mnt, "a"), filepath.Join(l.mnt, "b"), filepath.Join(l.mnt, "c")
 			lazyWrite(t, a, 0, "synced-one", true)
@@ -110,6 +112,7 @@ func TestLazyFSData(t *testing.T) {
 // putting a removed file back with its synced content; in the lenient mode every such change is durable at
 // once.
 func TestLazyFSMetadata(t *testing.T) {
+	t.Parallel()
 	type files map[string]string
 	scenario := func(t *testing.T, l *lazyFS) {
 		m := l.mnt
@@ -155,6 +158,7 @@ func TestLazyFSMetadata(t *testing.T) {
 	}
 
 	t.Run("strict", func(t *testing.T) {
+		t.Parallel()
 		l := startLazyFS(t, true)
 		scenario(t, l)
 		cut, err := l.cut()
@@ -173,6 +177,7 @@ func TestLazyFSMetadata(t *testing.T) {
 			"the root synced last: every change is durable")
 	})
 	t.Run("lenient", func(t *testing.T) {
+		t.Parallel()
 		l := startLazyFS(t, false)
 		scenario(t, l)
 		cut, err := l.cut()
@@ -185,6 +190,7 @@ func TestLazyFSMetadata(t *testing.T) {
 // TestLazyFSIgnoreSync: the rig's switch that makes the fsyncs of some files do nothing, as a disk that
 // ignores them: at a cut those files lose what was written to them, synced or not; the others keep it.
 func TestLazyFSIgnoreSync(t *testing.T) {
+	t.Parallel()
 	l := startLazyFS(t, false)
 	l.setIgnoreSync(func(name string) bool { return strings.HasSuffix(name, ".log") })
 	lazyWrite(t, filepath.Join(l.mnt, "000001.log"), 0, "record", true)

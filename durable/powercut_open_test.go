@@ -17,6 +17,7 @@ import (
 // its directory synced). Before, a store in a directory whose parent Open had made too came back empty,
 // and the sync mark of a new store was gone.
 func TestPowerCutOpenStrict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		dir  []string // under the mount
@@ -25,6 +26,7 @@ func TestPowerCutOpenStrict(t *testing.T) {
 		{"sync mark", []string{"store"}}, // Pebble syncs the parent of the store's directory itself
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			l := startLazyFS(t, true)
 			dir := filepath.Join(append([]string{l.mnt}, tc.dir...)...)
 			st := openStore(t, dir)

@@ -80,6 +80,7 @@ func TestPowerCutRelaxedChild(t *testing.T) {
 // block, its record is lost with them, and the next sends take the numbers, and so the MessageIDs, of the
 // sends lost (a limit of fifoq's, which docs/durability.md states).
 func TestPowerCutRelaxed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		before   int  // sends before the real sync: 4097 fill the first block, and b0 begins the next
@@ -90,6 +91,7 @@ func TestPowerCutRelaxed(t *testing.T) {
 		{"strict, the sends lost begin a block", 4097, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			l := startLazyFS(t, strings.HasPrefix(tc.name, "strict"))
 			dir := filepath.Join(l.mnt, "store")
 			sent := relaxedCrash(t, dir, tc.before)

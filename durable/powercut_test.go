@@ -33,7 +33,7 @@ import (
 // Knobs (environment variables), as TestCrash's:
 //
 //	FIFOQ_POWERCUT_ROUNDS  rounds that end in a cut; default 24 (8 with -short)
-//	FIFOQ_POWERCUT_TIME    their time budget; default 30s (15s with -short); at least 3 rounds run
+//	FIFOQ_POWERCUT_TIME    their time budget; default 25s (10s with -short); at least 3 rounds run
 //	FIFOQ_POWERCUT_SEED    the seed of the schedule, the modes and the children's choices; default random
 //	FIFOQ_POWERCUT_DIR     keep the rig's directories and the side logs here instead of a temporary one
 //	FIFOQ_POWERCUT_SYNC    ack, relaxed, or mixed (default): the children's sync mode, by round
@@ -50,7 +50,7 @@ func TestPowerCut(t *testing.T) {
 	if why := lazyUnavailable(); why != "" {
 		t.Skip(why)
 	}
-	k := crashKnobsOf(t, "FIFOQ_POWERCUT", 24, 30*time.Second, 8, 15*time.Second)
+	k := crashKnobsOf(t, "FIFOQ_POWERCUT", 24, 25*time.Second, 8, 10*time.Second)
 	h := newPowerHarness(t, k)
 	began := time.Now()
 	round := h.loop(k)
@@ -70,6 +70,7 @@ func TestPowerCut(t *testing.T) {
 // fsyncs of the write-ahead logs do nothing (a disk that ignores them), a child that syncs at each
 // acknowledgement loses acknowledged sends at the cut, and the checks report them.
 func TestPowerCutFsyncIgnored(t *testing.T) {
+	t.Parallel()
 	if why := lazyUnavailable(); why != "" {
 		t.Skip(why)
 	}
