@@ -533,9 +533,9 @@ func (m *crashModel) checkBody(add func(string, ...any), b *crashBody, c *crashC
 	case c == nil && b.lost:
 	case c != nil && b.lost:
 		add("%s %s, whose send was taken as lost at a power cut, is stored again in %s", vBack, b.id, crashQueueName(b.q, c.inDLQ))
-	case c == nil && (len(b.acks) > 0 || len(b.deliveries) > 0) && !maybeDeleted(""):
+	case c == nil && (len(b.acks) > 0 || b.delivered() > 0) && !maybeDeleted(""):
 		add("%s %s (send acknowledged %d times, delivered %d times, no delete attempted) is in neither queue",
-			vLost, b.id, len(b.acks), len(b.deliveries))
+			vLost, b.id, len(b.acks), b.delivered())
 	case c != nil && b.deleted:
 		add("%s %s was deleted (acknowledged in round %d) but %s holds it", vBack, b.id, b.deletedAt.round, crashQueueName(b.q, c.inDLQ))
 	}

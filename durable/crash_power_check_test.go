@@ -116,11 +116,16 @@ func (m *crashModel) settle(round int, state crashState) (lost []crashLoss, viol
 		// acknowledgement, its deliveries) came in the window. When a delete of it was attempted in the
 		// window too, the store cannot tell the send lost from the delete done: either way it is gone, and
 		// the send, if it was never acknowledged, is retried and brings it back.
-		seen := len(b.acks) > 0 || len(b.deliveries) > 0
-		inWindow := seen && (len(b.acks) == 0 || b.ackAt.round == round && m.uncertain(round, b.ackAt.ns))
+		// (The deliveries an earlier cut took back are no sign: what they delivered is gone.)
+		seen, inWindow := len(b.acks) > 0, len(b.acks) == 0 || b.ackAt.round == round && m.uncertain(round, b.ackAt.ns)
 		for _, d := range b.deliveries {
+			if d.undone && d.round != round {
+				continue
+			}
+			seen = true
 			inWindow = inWindow && d.round == round && m.uncertain(round, d.end)
 		}
+		inWindow = inWindow && seen
 		deleted := false
 		for _, del := range b.deletes {
 			if del.done() {
@@ -159,6 +164,17 @@ func (m *crashModel) settle(round int, state crashState) (lost []crashLoss, viol
 		}
 	}
 	return lost, violations
+}
+
+// delivered counts the deliveries of b that no power cut took back.
+func (b *crashBody) delivered() int {
+	n := 0
+	for _, d := range b.deliveries {
+		if !d.undone {
+			n++
+		}
+	}
+	return n
 }
 
 // forget drops what the model knows of MessageID msg of body id, a message a power cut took back: the
