@@ -28,8 +28,9 @@
 // By default every round that holds a change a call reports is synced before the call returns: neither a
 // crash of the process nor a loss of power loses an acknowledged change. WithSyncEvery trades the last
 // moments before a power loss for speed: a round is written to the operating system before its calls
-// return, and the log is synced every interval (and at Close), so that a crash of the process still loses
-// nothing, and a power loss at most what the last interval acknowledged, as SQLite's synchronous=NORMAL.
+// return, and the log is synced every interval (and at Close) by a goroutine of its own, which a commit
+// round that Pebble holds does not delay, so that a crash of the process still loses nothing, and a power
+// loss at most what the last interval acknowledged (and the sync under way), as SQLite's synchronous=NORMAL.
 //
 // # Failures
 //
@@ -393,12 +394,17 @@ type engine struct {
 	onWrite  func(repr []byte, sync bool) // the tests' WithWriteHook, or nil
 
 	// run's own
-	merged     *pebble.Batch // a round's batches, as one
-	latency    time.Duration // a moving average of the time a synced round takes to write and sync
-	unsynced   bool          // WithSyncEvery: a round was written since the last sync of the logs
-	applied    uint64        // the sequence number of the last record written (syncmark.go)
-	logSynced  logSync       // WithSyncEvery: how far the last sync of the logs went, for the mark
-	markBehind bool          // the last write of the sync mark failed (syncmark.go)
+	merged  *pebble.Batch // a round's batches, as one
+	latency time.Duration // a moving average of the time a synced round takes to write and sync
+	written uint64        // the sequence number of the last record applied, synced or not
+
+	// Written by run, read by the goroutine that syncs every interval (WithSyncEvery: syncEvery)
+	unsynced atomic.Bool   // a round was written since the last sync of the logs
+	applied  atomic.Uint64 // the sequence number of the last record in the log, with those before it (syncmark.go)
+
+	// The syncing goroutine's (run's, by default), and run's once that goroutine ended (at Close)
+	logSynced  logSync // WithSyncEvery: how far the last sync of the logs went, for the mark
+	markBehind bool    // the last write of the sync mark failed (syncmark.go)
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied

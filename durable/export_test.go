@@ -74,3 +74,12 @@ func Flush(e storage.Engine) {
 func Compact(e storage.Engine) error {
 	return e.(*engine).db.Compact(context.Background(), []byte{0}, bytes.Repeat([]byte{0xff}, 16), false)
 }
+
+// Queued returns how many commits and scans the engine e (from OpenEngine) holds that its loop has not
+// taken yet, for the tests that put several in one round. It exists only in this package's tests.
+func Queued(e storage.Engine) int {
+	en := e.(*engine)
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	return len(en.queue)
+}

@@ -59,7 +59,7 @@ func TestPowerCutRelaxedChild(t *testing.T) {
 		require.NoError(t, err)
 		sent.Before = rs[len(rs)-1]
 	}
-	ticks <- time.Now() // taken by the engine's loop, which syncs before it takes the next send
+	syncNow(ticks) // a real sync, done before the next send
 	for _, b := range []string{"b0", "b1", "b2"} {
 		r, err := q.Send(context.Background(), fifoq.Message{Body: b, GroupID: "g", DeduplicationID: b})
 		require.NoError(t, err)

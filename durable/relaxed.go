@@ -18,9 +18,11 @@ var ErrSyncInterval = errors.New("durable: the sync interval must be positive")
 // WithSyncEvery trades the durability of the last moments before a power loss for speed. By default each
 // change a queue acknowledges is on the disk (its write-ahead log synced) before the call returns, so that
 // neither a crash of the process nor a loss of power loses it. With WithSyncEvery(interval), an
-// acknowledged change has been written to the operating system before the call returns, and reaches the
-// disk within interval: a crash of the process (a panic, SIGKILL, the OOM killer) still loses nothing, and
-// a crash of the machine or a loss of power loses at most the changes of the last interval, as SQLite's
+// acknowledged change has been written to the operating system before the call returns, and the log is
+// synced every interval, by a goroutine of its own that no commit waits for or delays (a commit that Pebble
+// holds in a write stall does not hold the sync): a crash of the process (a panic, SIGKILL, the OOM killer)
+// still loses nothing, and a crash of the machine or a loss of power loses at most what was acknowledged
+// after the last sync that completed began, the last interval and the sync under way, as SQLite's
 // synchronous=NORMAL in WAL mode does. Close syncs everything. An interval that is not positive makes Open
 // return ErrSyncInterval.
 //
@@ -42,7 +44,7 @@ func WithSyncEvery(interval time.Duration) Option {
 
 // relaxedFS is the vfs.FS of a store opened WithSyncEvery: a sync of a write-ahead log does nothing, so
 // that Pebble's synced commit returns once the log's records are written to the operating system, and the
-// engine syncs every open log itself every interval (engine.syncLogs). A log is synced before it is closed,
+// engine syncs every open log itself every interval (engine.syncLogs, on the goroutine of startSyncs). A log is synced before it is closed,
 // so that one log is complete on the disk before the next one holds anything synced.
 type relaxedFS struct {
 	vfs.FS
