@@ -108,26 +108,19 @@ func (e *engine) enqueue(it item, sync bool) (*round, error) {
 // maxGather bounds how long a round waits for its callers (gather), whatever the disk.
 const maxGather = 10 * time.Millisecond
 
-// run applies the queued batches round by round until Close; with WithSyncEvery, it syncs the logs every
-// interval too.
+// run applies the queued batches round by round until Close; with WithSyncEvery, a goroutine of its own
+// (syncEvery) syncs the logs every interval meanwhile.
 func (e *engine) run() {
 	defer close(e.exited)
-	tick := e.ticks
-	if e.every > 0 && tick == nil {
-		t := time.NewTicker(e.every)
-		defer t.Stop()
-		tick = t.C
+	var stopSyncs func()
+	if e.every > 0 {
+		stopSyncs = e.startSyncs()
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var items []item
 	for {
-		select {
-		case <-e.wake:
-		case <-tick:
-			e.syncLogs()
-			continue
-		}
+		<-e.wake
 		e.gather(timer)
 		e.mu.Lock()
 		items, e.queue = e.queue, items[:0]
@@ -144,7 +137,10 @@ func (e *engine) run() {
 			clear(items)
 		}
 		if closing {
-			e.syncLogs()
+			if stopSyncs != nil {
+				stopSyncs()
+				e.syncLogs()
+			}
 			e.mu.Lock()
 			e.round.err = storage.ErrClosed
 			close(e.round.done)
@@ -170,6 +166,39 @@ func (e *engine) expect(waiters int) {
 	e.round.want = e.round.waiters + waiters
 }
 
+// startSyncs starts the goroutine that syncs the logs every interval (WithSyncEvery), and returns the
+// function that stops it and waits for it to end. The syncs do not wait for a commit round: while Pebble
+// holds one (a write stall, its memtables waiting for a flush, which a slow disk makes long), what was
+// acknowledged before is synced on time, not once the round is done. Its channels are made on run's
+// goroutine, outside any synctest bubble.
+func (e *engine) startSyncs() (stop func()) {
+	tick := e.ticks
+	var ticker *time.Ticker
+	if tick == nil {
+		ticker = time.NewTicker(e.every)
+		tick = ticker.C
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick:
+				e.syncLogs()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}
+}
+
 // gather waits, before a round starts, for the callers that the last round woke to commit again: a round
 // that started at once would leave them to the next one, so that callers would take turns, each sync
 // carrying half of them. It waits until the round holds the commits that expect asked for, or for half the
@@ -177,6 +206,9 @@ func (e *engine) expect(waiters int) {
 // does not come back costs a round half a sync's time at most. With WithSyncEvery, whose rounds do not
 // wait for the disk, it does not wait.
 func (e *engine) gather(timer *time.Timer) {
+	if e.every > 0 {
+		return
+	}
 	window := min(e.latency/2, maxGather)
 	if window <= 0 {
 		return
@@ -231,9 +263,15 @@ func (e *engine) apply(items []item, sync bool) error {
 		opts = pebble.Sync
 	}
 	if err == nil {
+		last := len(pending) > 0
 		err = e.write(pending, opts, &wrote)
-		if err == nil && sync && !wrote {
-			err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) }) // nothing written: sync what was
+		if err == nil && sync && !last {
+			// Nothing left to write with the sync (nothing written, or all of it before a scan, without
+			// one): sync what was.
+			err = e.guard(func() error { return e.db.LogData(nil, pebble.Sync) })
+			if err == nil {
+				e.applied.Store(e.written)
+			}
 		}
 	}
 	for _, b := range pending {
@@ -241,9 +279,9 @@ func (e *engine) apply(items []item, sync bool) error {
 	}
 	switch {
 	case err == nil && sync && e.every == 0:
-		e.synced(time.Since(start))
+		e.synced(e.applied.Load(), time.Since(start))
 	case err == nil && wrote:
-		e.unsynced = true
+		e.unsynced.Store(true)
 	case err != nil && !failed:
 		e.fail(err)
 		e.mu.Lock()
@@ -280,23 +318,34 @@ func (e *engine) write(batches []*batch, opts *pebble.WriteOptions, wrote *bool)
 	}
 	err := e.guard(func() error { return e.db.Apply(pb, opts) })
 	if err == nil {
-		e.applied = lastSeqOf(pb)
+		e.written = lastSeqOf(pb)
+	}
+	if err == nil && opts == pebble.Sync {
+		// Its records are in the log (synced, or with WithSyncEvery written to the operating system), and so
+		// are those of every write before it: the mark may record them. A write without a sync returns
+		// before Pebble writes the log.
+		e.applied.Store(e.written)
 	}
 	return err
 }
 
 // syncLogs syncs the logs, with WithSyncEvery, when a round was written since they were last synced; when
-// none was, it writes the sync mark again if its last write failed (markSynced).
+// none was, it writes the sync mark again if its last write failed (markSynced). It runs on the goroutine
+// of startSyncs, and once that one ended, on run's, at Close.
 func (e *engine) syncLogs() {
 	if e.relaxed == nil || e.failed() {
 		return
 	}
-	if !e.unsynced {
+	// What was applied before the sync begins is written to the logs (Pebble wrote it before Apply
+	// returned), so the sync covers it: the mark records no more than that.
+	applied := e.applied.Load()
+	if !e.unsynced.Swap(false) {
 		if e.markBehind {
-			e.markSynced(e.applied) // what the last sync covered: nothing was applied since
+			e.markSynced(applied) // what the last sync covered: nothing was applied since
 		}
 		return
 	}
+	applied = e.applied.Load() // after the Swap: a round written since sets unsynced again
 	start := time.Now()
 	synced, err := e.relaxed.syncLogs()
 	if err != nil {
@@ -304,15 +353,18 @@ func (e *engine) syncLogs() {
 		return
 	}
 	e.logSynced = synced
-	e.unsynced = false
-	e.synced(time.Since(start))
+	e.synced(applied, time.Since(start))
 }
 
-// synced runs after each successful sync of the write-ahead log, on run's goroutine: a synced round's (it
-// took took to write and sync), or with WithSyncEvery the logs' sync every interval.
-func (e *engine) synced(took time.Duration) {
-	e.markSynced(e.applied) // what the sync made durable: record it (syncmark.go)
+// synced runs after each successful sync of the write-ahead log, which covered every record up to the
+// sequence number applied: a synced round's (on run's goroutine: it took took to write and sync), or with
+// WithSyncEvery the logs' sync every interval (on the goroutine of startSyncs).
+func (e *engine) synced(applied uint64, took time.Duration) {
+	e.markSynced(applied) // what the sync made durable: record it (syncmark.go)
 	e.health.syncs.Add(1)
+	if e.every > 0 {
+		return // the latency is gather's, which a relaxed store does not use
+	}
 	if e.latency == 0 {
 		e.latency = took
 	} else {

@@ -35,7 +35,9 @@ type crashModel struct {
 	fresh      []*crashDelivery  // deliveries read since the last check
 	problems   []string          // what the logs show wrong, reported by the next check
 	totals     crashTotals
-	moveRound  int // the last round that started a move task
+	moveRound  int                      // the last round that started a move task
+	rounds     map[int]*crashRoundSyncs // the power-loss test: each round's sync mode and real syncs
+	forgotten  map[string]string        // the power-loss test: MessageIDs of messages a cut took back (forget)
 
 	// What keeps a round's work proportional to what changed, not to the whole history:
 	touched map[*crashBody]bool         // bodies with records since the last check, or stored at it
@@ -50,6 +52,7 @@ type crashTotals struct {
 	moved, dlqSeen, released, releaseRefused            int
 	moveTasks, moveRounds                               int // move tasks started; rounds that started one
 	syncAck, syncRelaxed                                int // children that synced at each acknowledgement; WithSyncEvery
+	reissued                                            int // MessageIDs of messages a power cut took back given to others
 }
 
 // crashBody is one body (one identity) and everything that happened to it. Its instances are the messages
@@ -62,10 +65,12 @@ type crashBody struct {
 	gen0       string // MessageID of the message as sent, once known
 	deliveries []*crashDelivery
 	deletes    []*crashDelete
-	deleted    bool                 // a delete was acknowledged
+	deleted    bool                 // a delete was acknowledged (and not lost at a power cut)
 	deletedAt  crashWhen            // when the first acknowledged delete returned
 	dlqAt      map[string]crashWhen // FIFO: instance -> its arrival in the dead-letter queue (SentAt there), as seen
 	listed     bool                 // in its crashGroupOrder
+	ackAt      crashWhen            // when its send was first acknowledged
+	lost       bool                 // the power-loss test: its send was lost at a cut, as the sync mode allows
 }
 
 type crashDelivery struct {
@@ -78,6 +83,7 @@ type crashDelivery struct {
 	gen0             bool
 	handle           string
 	resolved         bool // deleted, failed or released since (or a delete was attempted)
+	undone           bool // the power-loss test: the receive was lost at a cut, as the sync mode allows
 }
 
 func (d *crashDelivery) startAt() crashWhen { return crashWhen{d.round, d.start} }
@@ -88,14 +94,18 @@ type crashDelete struct {
 	count      int
 	round      int
 	start, end int64
-	state      uint8 // delUnknown, delAcked or delRefused
+	state      uint8 // delUnknown, delAcked, delRefused or delLost
 }
 
 const (
 	delUnknown uint8 = iota // the child died during the call
 	delAcked
 	delRefused
+	delLost // the power-loss test: acknowledged (or perhaps done), then lost at a cut, as the sync mode allows
 )
+
+// done reports whether the delete may have taken effect for good.
+func (d *crashDelete) done() bool { return d.state == delUnknown || d.state == delAcked }
 
 func newCrashModel() *crashModel {
 	return &crashModel{
@@ -107,6 +117,8 @@ func newCrashModel() *crashModel {
 		unacked:    make(map[*crashBody]bool),
 		held:       make(map[*crashBody]bool),
 		groups:     make(map[string]*crashGroupOrder),
+		rounds:     make(map[int]*crashRoundSyncs),
+		forgotten:  make(map[string]string),
 	}
 }
 
@@ -123,13 +135,17 @@ func (m *crashModel) learn(msg, id, where string) {
 		m.problem("%s MessageID %s of %s (%s) was given to %s before", vInvented, msg, id, where, other)
 		return
 	}
+	if other, ok := m.forgotten[msg]; ok && other != id {
+		m.totals.reissued++
+		delete(m.forgotten, msg)
+	}
 	m.byMsg[msg] = id
 }
 
 // apply adds the records of one side log.
 func (m *crashModel) apply(recs []crashRec) {
 	for _, r := range recs {
-		if r.K == recBegin || r.K == recMoveStart || r.K == recMoveTask || r.K == recFatal {
+		if r.K == recBegin || r.K == recMoveStart || r.K == recMoveTask || r.K == recFatal || r.K == recSynced {
 			switch r.K {
 			case recBegin:
 				if r.State == "ack" {
@@ -137,6 +153,9 @@ func (m *crashModel) apply(recs []crashRec) {
 				} else {
 					m.totals.syncRelaxed++
 				}
+				m.roundSyncs(r.round).relaxed = r.State != "ack"
+			case recSynced:
+				m.roundSyncs(r.round).add(r)
 			case recMoveStart:
 				m.totals.moveTasks++
 				if m.moveRound != r.round {
@@ -177,8 +196,10 @@ func (m *crashModel) apply(recs []crashRec) {
 				m.unacked[b] = true
 			}
 		case recSent:
+			b.lost = false // a send lost at a power cut, never acknowledged, and retried
 			if len(b.acks) == 0 {
 				m.totals.sent++
+				b.ackAt = crashWhen{r.round, r.End}
 			}
 			delete(m.unacked, b)
 			m.enlist(b)
@@ -276,6 +297,9 @@ func (m *crashModel) input(now time.Time) crashInput {
 	for b := range m.held {
 		latest := make(map[string]*crashDelivery)
 		for _, d := range b.deliveries {
+			if d.undone {
+				continue
+			}
 			if l := latest[d.msg]; l == nil || d.count > l.count {
 				latest[d.msg] = d
 			}
@@ -472,7 +496,7 @@ func (m *crashModel) checkCopy(add func(string, ...any), round int, q string, in
 	maxSeen, firstOK, sentOK := 0, true, true
 	var first, sent int64
 	for _, d := range b.deliveries {
-		if d.msg != s.MessageID {
+		if d.msg != s.MessageID || d.undone {
 			continue
 		}
 		maxSeen = max(maxSeen, d.count)
@@ -499,22 +523,28 @@ func (m *crashModel) checkCopy(add func(string, ...any), round int, q string, in
 func (m *crashModel) checkBody(add func(string, ...any), b *crashBody, c *crashCopy) {
 	maybeDeleted := func(msg string) bool {
 		for _, d := range b.deletes {
-			if d.state != delRefused && (msg == "" || d.msg == msg) {
+			if d.done() && (msg == "" || d.msg == msg) {
 				return true
 			}
 		}
 		return false
 	}
 	switch {
-	case c == nil && (len(b.acks) > 0 || len(b.deliveries) > 0) && !maybeDeleted(""):
+	case c == nil && b.lost:
+	case c != nil && b.lost:
+		add("%s %s, whose send was taken as lost at a power cut, is stored again in %s", vBack, b.id, crashQueueName(b.q, c.inDLQ))
+	case c == nil && (len(b.acks) > 0 || b.delivered() > 0) && !maybeDeleted(""):
 		add("%s %s (send acknowledged %d times, delivered %d times, no delete attempted) is in neither queue",
-			vLost, b.id, len(b.acks), len(b.deliveries))
+			vLost, b.id, len(b.acks), b.delivered())
 	case c != nil && b.deleted:
 		add("%s %s was deleted (acknowledged in round %d) but %s holds it", vBack, b.id, b.deletedAt.round, crashQueueName(b.q, c.inDLQ))
 	}
 
 	byMsg := make(map[string][]*crashDelivery)
 	for _, d := range b.deliveries {
+		if d.undone {
+			continue
+		}
 		if b.deleted && b.deletedAt.before(crashWhen{d.round, d.start}) {
 			add("%s %s was delivered (round %d, receive count %d) by a receive that started after its delete was acknowledged",
 				vBack, b.id, d.round, d.count)

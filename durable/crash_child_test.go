@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,16 +25,22 @@ import (
 
 // crashChild is one child process's workload.
 type crashChild struct {
-	round int
-	seed  uint64
-	base  time.Time // now() is base's wall clock plus the monotonic time since; the queues read it too (crashClock)
-	log   *crashLog
-	pairs [2]*crashPair
-	stop  chan struct{}
-	calls atomic.Int64 // receive calls
+	round  int
+	seed   uint64
+	base   time.Time // now() is base's wall clock plus the monotonic time since; the queues read it too (crashClock)
+	log    *crashLog
+	synced atomic.Pointer[crashLog] // the log that the store's real syncs are recorded in, once there is one
+	sent   atomic.Int64             // sends acknowledged
+	signal func(sent int64)         // called after each acknowledged send
+	pairs  [2]*crashPair
+	stop   chan struct{}
+	calls  atomic.Int64 // receive calls
 }
 
 func (c *crashChild) now() int64 { return crashClock{c.base}.Now().UnixNano() }
+
+// at is the moment t (a reading of time.Now, with its monotonic clock) by the child's clock.
+func (c *crashChild) at(t time.Time) int64 { return c.base.Add(t.Sub(c.base)).UnixNano() }
 
 // crashClock is the clock of a child's queues: base's wall clock plus the monotonic time since, the
 // reckoning of the times the child logs (crashChild.now). With the real clock, each queue's epoch would be
@@ -78,7 +85,9 @@ func (c *crashChild) pair(q string) *crashPair {
 	return c.pairs[1]
 }
 
-// runCrashChild is the child's whole life. stdin closing asks it to stop.
+// runCrashChild is the child's whole life. stdin closing asks it to stop. The store is in dir/store, or in
+// the directory FIFOQ_CRASH_CHILD_STORE names (the power-loss test's mount); its sync mode is the child's
+// choice, or what FIFOQ_CRASH_CHILD_SYNC says: "ack", or WithSyncEvery's interval.
 func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout io.Writer) (err error) {
 	c := &crashChild{round: round, seed: seed, base: time.Now(), stop: make(chan struct{})}
 	js, err := os.ReadFile(crashInputPath(dir, round))
@@ -95,11 +104,29 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 	// Half the children sync their log every so often rather than at each acknowledgement
 	// (durable.WithSyncEvery): a kill of the process must lose nothing then either.
 	syncMode := "ack"
-	if every := []time.Duration{0, 0, time.Millisecond, time.Hour}[c.rng(501).IntN(4)]; every > 0 {
-		opts = append(opts, durable.WithSyncEvery(every))
+	every := []time.Duration{0, 0, time.Millisecond, time.Hour}[c.rng(501).IntN(4)]
+	if s := os.Getenv("FIFOQ_CRASH_CHILD_SYNC"); s != "" {
+		every = 0
+		if s != "ack" {
+			if every, err = time.ParseDuration(s); err != nil {
+				return fmt.Errorf("FIFOQ_CRASH_CHILD_SYNC: %w", err)
+			}
+		}
+	}
+	if every > 0 {
+		// The power-loss test needs when each real sync began: what was acknowledged before is durable.
+		opts = append(opts, durable.WithSyncEvery(every), durable.WithSyncHook(func(began time.Time, done bool) {
+			if l := c.synced.Load(); l != nil {
+				_ = l.write(crashRec{K: recSynced, Start: c.at(began), State: map[bool]string{false: "begin", true: "done"}[done]})
+			}
+		}))
 		syncMode = every.String()
 	}
-	st, err := durable.Open(filepath.Join(dir, "store"), opts...)
+	store := os.Getenv("FIFOQ_CRASH_CHILD_STORE")
+	if store == "" {
+		store = filepath.Join(dir, "store")
+	}
+	st, err := durable.Open(store, opts...)
 	if err != nil {
 		return err
 	}
@@ -110,6 +137,7 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 	if c.log, err = createCrashLog(crashLogPath(dir, round)); err != nil {
 		return err
 	}
+	c.synced.Store(c.log)
 	defer func() {
 		if err != nil {
 			_ = c.log.write(crashRec{K: recFatal, Err: err.Error()})
@@ -121,6 +149,16 @@ func runCrashChild(dir string, round int, seed uint64, stdin io.Reader, stdout i
 	}
 	if _, err := fmt.Fprintln(stdout, "ready"); err != nil {
 		return err
+	}
+	// FIFOQ_CRASH_CHILD_SIGNAL_SENT=n: print "sent" once n sends are acknowledged, for a parent that kills
+	// the child then.
+	if n, _ := strconv.ParseInt(os.Getenv("FIFOQ_CRASH_CHILD_SIGNAL_SENT"), 10, 64); n > 0 {
+		var once sync.Once
+		c.signal = func(sent int64) {
+			if sent >= n {
+				once.Do(func() { _, _ = fmt.Fprintln(stdout, "sent") })
+			}
+		}
 	}
 	go func() {
 		_, _ = io.Copy(io.Discard, stdin)
@@ -237,11 +275,18 @@ func (c *crashChild) produce(p *crashPair, prod int, pending []string) error {
 		if err != nil {
 			return fmt.Errorf("send to %s: %w", p.src.Name(), err)
 		}
+		end := c.now()
 		sent := make([]crashRec, len(ms))
 		for i, res := range results {
-			sent[i] = crashRec{K: recSent, Q: p.q, ID: attempts[i].ID, Msg: res.MessageID, Seq: res.SequenceNumber, Dup: res.Duplicate}
+			sent[i] = crashRec{K: recSent, Q: p.q, ID: attempts[i].ID, Msg: res.MessageID, Seq: res.SequenceNumber, Dup: res.Duplicate, End: end}
 		}
-		return c.log.write(sent...)
+		if err := c.log.write(sent...); err != nil {
+			return err
+		}
+		if n := c.sent.Add(int64(len(sent))); c.signal != nil {
+			c.signal(n)
+		}
+		return nil
 	}
 	for _, id := range pending { // all of them, even once the child is asked to stop: the last round leaves none
 		m, a := message(id)

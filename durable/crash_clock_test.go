@@ -96,7 +96,7 @@ func crashClockScenario(t *testing.T, step time.Duration) []string {
 
 	m := newCrashModel()
 	m.apply(recs) // round 0
-	h := &crashHarness{t: t, dir: dir, model: m}
+	h := &crashHarness{t: t, dir: dir, store: filepath.Join(dir, "store"), model: m}
 	v := m.check(0, h.reopen(0))
 	t.Logf("queues off the child's clock by %v: %d violations\n%s", step, len(v), strings.Join(v, "\n"))
 	return append([]string(nil), v...)

@@ -29,7 +29,7 @@ import (
 const (
 	recBegin      = "B" // a child started (State: its sync mode, "ack" or WithSyncEvery's interval)
 	recAttempt    = "A" // a send is about to be made (ID, Group, Dedup)
-	recSent       = "S" // a send succeeded (ID, Msg, Seq, Dup)
+	recSent       = "S" // a send succeeded (ID, Msg, Seq, Dup, End)
 	recDelivery   = "R" // a receive returned this message (Call, Idx, Start, End, Msg, Count, First, Sent, Dedup, Handle)
 	recDelAttempt = "D" // a delete is about to be made (Msg, Count, Start)
 	recDeleted    = "d" // the delete succeeded (End)
@@ -39,6 +39,7 @@ const (
 	recMoveStart  = "m" // a move task is about to start
 	recMoveTask   = "M" // a move task ended (Moved, ToMove, State)
 	recFatal      = "E" // the child met an error it did not expect, and exits
+	recSynced     = "Y" // WithSyncEvery: a real sync of the logs began (State "begin") or is done ("done"); Start: when it began
 )
 
 // crashReleased is the State of the F and f records of a child releasing an earlier child's receive.

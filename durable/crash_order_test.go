@@ -71,10 +71,14 @@ func (m *crashModel) checkDeliveryOrder(add func(string, ...any), present map[st
 	// or its arrival in the dead-letter queue, whichever is first; crashNever while it is still there;
 	// crashUnknown when it went to the dead-letter queue and on by a move task between two reopens. final
 	// reports whether that can still change.
-	goneAt := func(x *crashBody) (at crashWhen, final bool) {
+	//
+	// A delete lost at a power cut (relaxed sync) counts only for the deliveries of its own round, which
+	// came before the cut: for them it was done.
+	goneAt := func(x *crashBody, of *crashDelivery) (at crashWhen, final bool) {
 		at = crashNever
 		for _, d := range x.deletes {
-			if w := (crashWhen{d.round, d.start}); d.state != delRefused && d.msg == x.gen0 && w.before(at) {
+			lostBefore := d.state == delLost && of != nil && of.round == d.round
+			if w := (crashWhen{d.round, d.start}); (d.done() || lostBefore) && d.msg == x.gen0 && w.before(at) {
 				at = w
 			}
 		}
@@ -91,7 +95,7 @@ func (m *crashModel) checkDeliveryOrder(add func(string, ...any), present map[st
 	}
 	for _, g := range m.groups {
 		for g.settled < len(g.list) {
-			at, final := goneAt(g.list[g.settled])
+			at, final := goneAt(g.list[g.settled], nil)
 			if !final {
 				break
 			}
@@ -115,8 +119,12 @@ func (m *crashModel) checkDeliveryOrder(add func(string, ...any), present map[st
 		}
 	earlier:
 		for _, x := range g.list[from:j] {
-			if at, _ := goneAt(x); at.before(d.endAt()) {
+			at, _ := goneAt(x, d)
+			if at.before(d.endAt()) {
 				continue
+			}
+			if at == crashNever && m.uncertain(d.round, d.end) {
+				continue // x may have gone to the dead-letter queue by a receive that the cut lost
 			}
 			for _, xd := range x.deliveries {
 				if xd.round == d.round && xd.call == d.call && xd.idx < d.idx {

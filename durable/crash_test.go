@@ -81,51 +81,10 @@ import (
 //
 //	FIFOQ_CRASH_ROUNDS=300 FIFOQ_CRASH_TIME=15m go test -run '^TestCrash$' -count=1 -timeout 30m -v ./durable/
 func TestCrash(t *testing.T) {
-	rounds, budget := 30, 20*time.Second
-	if testing.Short() {
-		rounds, budget = 8, 8*time.Second
-	}
-	if s := os.Getenv("FIFOQ_CRASH_ROUNDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		require.NoError(t, err, "FIFOQ_CRASH_ROUNDS")
-		rounds = n
-	}
-	if s := os.Getenv("FIFOQ_CRASH_TIME"); s != "" {
-		d, err := time.ParseDuration(s)
-		require.NoError(t, err, "FIFOQ_CRASH_TIME")
-		budget = d
-	}
-	seed := rand.Uint64()
-	if s := os.Getenv("FIFOQ_CRASH_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		require.NoError(t, err, "FIFOQ_CRASH_SEED")
-		seed = n
-	}
-	t.Logf("seed %d (FIFOQ_CRASH_SEED=%d replays the schedule), up to %d rounds in %v", seed, seed, rounds, budget)
-	dir := os.Getenv("FIFOQ_CRASH_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	} else {
-		t.Logf("store and side logs in %s", dir)
-	}
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "log"), 0o755))
-	entries, err := os.ReadDir(filepath.Join(dir, "log"))
-	require.NoError(t, err)
-	require.Empty(t, entries, "FIFOQ_CRASH_DIR %s holds an earlier run", dir)
-
-	h := &crashHarness{t: t, dir: dir, seed: seed, rng: rand.New(rand.NewPCG(seed, 0)), model: newCrashModel()}
-	began := time.Now()
-	deadline := began.Add(budget)
-	round := 0
-	for ; round < rounds && (round < 3 || time.Now().Before(deadline)); round++ {
-		h.round(round, false)
-		if (round+1)%50 == 0 {
-			tt := h.model.totals
-			t.Logf("round %d, %v: %d sends acknowledged, %d deletes, %d dead-letter moves seen so far",
-				round+1, time.Since(began).Round(time.Second), tt.sent, tt.deletes, tt.dlqSeen)
-		}
-	}
-	h.round(round, true)
+	k := crashKnobsOf(t, "FIFOQ_CRASH", 30, 20*time.Second, 8, 8*time.Second)
+	h := &crashHarness{t: t, dir: k.dir, store: filepath.Join(k.dir, "store"), seed: k.seed, rng: rand.New(rand.NewPCG(k.seed, 0)), model: newCrashModel()}
+	seed, began := k.seed, time.Now()
+	round := h.loop(k)
 	tt := h.model.totals
 	t.Logf("seed %d: %d rounds in %v: %d kills (%d before the child was ready), then a graceful stop; "+
 		"%d sends attempted, %d acknowledged (%d retries answered as duplicates), %d deliveries, %d deletes and "+
@@ -137,6 +96,69 @@ func TestCrash(t *testing.T) {
 		seed, round+1, time.Since(began).Round(time.Millisecond), tt.kills, tt.earlyKills, tt.attempts, tt.sent,
 		tt.dupAcks, tt.deliveries, tt.deletes, tt.fails, tt.dlqSeen, tt.syncAck, tt.syncRelaxed, tt.moveTasks, tt.moveRounds, tt.moved, tt.released, tt.releaseRefused,
 		tt.torn, h.stored)
+}
+
+// crashKnobs are the knobs of a crash loop, read from the environment variables prefix_ROUNDS, _TIME, _SEED
+// and _DIR (see TestCrash).
+type crashKnobs struct {
+	rounds int
+	budget time.Duration
+	seed   uint64
+	dir    string
+}
+
+// crashKnobsOf reads the knobs of prefix, with their defaults (those of -short after).
+func crashKnobsOf(t *testing.T, prefix string, rounds int, budget time.Duration, shortRounds int, shortBudget time.Duration) crashKnobs {
+	k := crashKnobs{rounds: rounds, budget: budget, seed: rand.Uint64()}
+	if testing.Short() {
+		k.rounds, k.budget = shortRounds, shortBudget
+	}
+	if s := os.Getenv(prefix + "_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		require.NoError(t, err, prefix+"_ROUNDS")
+		k.rounds = n
+	}
+	if s := os.Getenv(prefix + "_TIME"); s != "" {
+		d, err := time.ParseDuration(s)
+		require.NoError(t, err, prefix+"_TIME")
+		k.budget = d
+	}
+	if s := os.Getenv(prefix + "_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		require.NoError(t, err, prefix+"_SEED")
+		k.seed = n
+	}
+	t.Logf("seed %d (%s_SEED=%d replays the schedule), up to %d rounds in %v", k.seed, prefix, k.seed, k.rounds, k.budget)
+	k.dir = os.Getenv(prefix + "_DIR")
+	if k.dir == "" {
+		k.dir = t.TempDir()
+	} else {
+		t.Logf("store and side logs in %s", k.dir)
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(k.dir, "log"), 0o755))
+	entries, err := os.ReadDir(filepath.Join(k.dir, "log"))
+	require.NoError(t, err)
+	require.Empty(t, entries, "%s_DIR %s holds an earlier run", prefix, k.dir)
+	return k
+}
+
+// loop runs the rounds that end in a kill, up to k.rounds within k.budget (at least 3), then the graceful
+// one, and returns the number of the graceful round.
+func (h *crashHarness) loop(k crashKnobs) int {
+	t := h.t
+	began := time.Now()
+	deadline := began.Add(k.budget)
+	round := 0
+	for ; round < k.rounds && (round < 3 || time.Now().Before(deadline)); round++ {
+		require.NoError(t, h.round(round, false))
+		if (round+1)%50 == 0 {
+			tt := h.model.totals
+			t.Logf("round %d, %v: %d sends acknowledged, %d deletes, %d dead-letter moves seen so far",
+				round+1, time.Since(began).Round(time.Second), tt.sent, tt.deletes, tt.dlqSeen)
+		}
+	}
+	require.NoError(t, h.round(round, true))
+	return round
 }
 
 // TestCrashWhileCreating kills a process during its first durable.Open of an empty directory, at random
@@ -219,7 +241,9 @@ const (
 // crashHarness runs the rounds of TestCrash.
 type crashHarness struct {
 	t      *testing.T
-	dir    string
+	dir    string      // the side logs' (in dir/log)
+	store  string      // the store's directory
+	power  *crashPower // the power-loss test's rig, or nil
 	seed   uint64
 	rng    *rand.Rand
 	model  *crashModel
@@ -228,8 +252,9 @@ type crashHarness struct {
 }
 
 // round runs one child: killed at a random moment, or, when graceful, stopped by closing its standard input;
-// then reopens the store and checks it.
-func (h *crashHarness) round(round int, graceful bool) {
+// with a power-loss rig, cuts the power; then reopens the store and checks it. It returns the violations of
+// the invariants, if any, as an error.
+func (h *crashHarness) round(round int, graceful bool) error {
 	t := h.t
 	in := h.model.input(time.Now())
 	js, err := json.Marshal(in)
@@ -240,7 +265,14 @@ func (h *crashHarness) round(round int, graceful bool) {
 	cmd.Env = append(os.Environ(),
 		"FIFOQ_CRASH_CHILD="+h.dir,
 		"FIFOQ_CRASH_CHILD_ROUND="+strconv.Itoa(round),
-		"FIFOQ_CRASH_CHILD_SEED="+strconv.FormatUint(h.rng.Uint64(), 10))
+		"FIFOQ_CRASH_CHILD_SEED="+strconv.FormatUint(h.rng.Uint64(), 10),
+		"FIFOQ_CRASH_CHILD_STORE="+h.store)
+	if h.power != nil {
+		cmd.Env = append(cmd.Env, "FIFOQ_CRASH_CHILD_SYNC="+h.power.begin(round, h.rng))
+		if h.power.minSent > 0 {
+			cmd.Env = append(cmd.Env, "FIFOQ_CRASH_CHILD_SIGNAL_SENT="+strconv.Itoa(h.power.minSent))
+		}
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -250,17 +282,23 @@ func (h *crashHarness) round(round int, graceful bool) {
 	require.NoError(t, cmd.Start())
 	started := time.Now()
 
-	// The child's standard output: "ready", then nothing until "closed" (graceful) or the test's verdict.
-	ready, eof := make(chan struct{}), make(chan struct{})
+	// The child's standard output: "ready", then nothing until "closed" (graceful) or the test's verdict
+	// ("sent" with FIFOQ_CRASH_CHILD_SIGNAL_SENT).
+	ready, sent, eof := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var out strings.Builder // written by the reader until eof is closed
 	go func() {
 		defer close(eof)
 		sc := bufio.NewScanner(stdout)
-		readySeen := false
+		readySeen, sentSeen := false, false
 		for sc.Scan() {
-			if sc.Text() == "ready" && !readySeen {
+			switch {
+			case sc.Text() == "ready" && !readySeen:
 				readySeen = true
 				close(ready)
+				continue
+			case sc.Text() == "sent" && !sentSeen:
+				sentSeen = true
+				close(sent)
 				continue
 			}
 			out.WriteString(sc.Text() + "\n")
@@ -278,7 +316,8 @@ func (h *crashHarness) round(round int, graceful bool) {
 			exited <- err
 		})
 	}
-	early := !graceful && h.rng.IntN(100) < 15
+	signaled := h.power != nil && h.power.minSent > 0 // killed once it has acknowledged so many sends
+	early := !graceful && !signaled && h.rng.IntN(100) < 15
 	var delay time.Duration
 	switch {
 	case early:
@@ -288,6 +327,8 @@ func (h *crashHarness) round(round int, graceful bool) {
 			typical = slices.Max(h.ready)
 		}
 		delay = time.Duration(h.rng.Int64N(int64(typical) + 1))
+	case h.power != nil:
+		delay = h.power.delay(h.rng)
 	case h.rng.IntN(100) < 10:
 		delay = time.Duration(300+h.rng.IntN(400)) * time.Millisecond
 	default:
@@ -311,11 +352,19 @@ func (h *crashHarness) round(round int, graceful bool) {
 	}
 	go wait()
 	timer := time.NewTimer(delay)
+	signal := sent
+	if signaled {
+		timer.Stop()
+	} else {
+		signal = nil
+	}
 	select {
 	case <-timer.C:
+	case <-signal:
 	case err := <-exited:
 		require.FailNow(t, "the child exited before it was stopped", "seed %d round %d: %v", h.seed, round, err)
 	}
+	killedAt := time.Now()
 	if graceful {
 		require.NoError(t, stdin.Close())
 		require.NoError(t, <-exited, "seed %d round %d: the child did not stop cleanly", h.seed, round)
@@ -345,8 +394,15 @@ func (h *crashHarness) round(round int, graceful bool) {
 	}
 	h.model.apply(recs)
 
+	var violations []string
+	if h.power != nil {
+		h.power.cut(t, round)
+	}
 	state := h.reopen(round)
-	violations := h.model.check(round, state)
+	if h.power != nil {
+		violations = h.power.settle(h.model, round, state, killedAt)
+	}
+	violations = append(violations, h.model.check(round, state)...)
 	if graceful {
 		for _, id := range h.model.input(time.Now()).Pending {
 			violations = append(violations, fmt.Sprintf("%s the send of %s was attempted and never acknowledged, after a graceful stop", vLost, id))
@@ -364,17 +420,24 @@ func (h *crashHarness) round(round int, graceful bool) {
 			how = fmt.Sprintf("stopped gracefully %v after it was ready", delay)
 		case early:
 			how = fmt.Sprintf("killed %v after it started", delay)
+		case signaled:
+			how = fmt.Sprintf("killed once it had acknowledged %d sends", h.power.minSent)
 		}
-		require.FailNow(t, "the reopened store breaks the invariants",
-			"seed %d round %d (FIFOQ_CRASH_SEED=%d to replay; the child was %s): %d violations:\n%s",
-			h.seed, round, h.seed, how, len(violations), msg)
+		replay := "FIFOQ_CRASH_SEED"
+		if h.power != nil {
+			replay = "FIFOQ_POWERCUT_SEED"
+			how += ", then the power was cut (" + h.power.mode + ")"
+		}
+		return fmt.Errorf("the reopened store breaks the invariants: seed %d round %d (%s=%d to replay; the child was %s): %d violations:\n%s",
+			h.seed, round, replay, h.seed, how, len(violations), msg)
 	}
+	return nil
 }
 
 // reopen opens the store as it was left, reads the four queues, and closes it.
 func (h *crashHarness) reopen(round int) crashState {
 	t := h.t
-	st, err := durable.Open(filepath.Join(h.dir, "store"))
+	st, err := durable.Open(h.store)
 	require.NoError(t, err, "seed %d round %d: reopen the store", h.seed, round)
 	defer func() { require.NoError(t, st.Close(), "seed %d round %d", h.seed, round) }()
 	pairs, err := openCrashQueues(st)

@@ -28,8 +28,9 @@
 // By default every round that holds a change a call reports is synced before the call returns: neither a
 // crash of the process nor a loss of power loses an acknowledged change. WithSyncEvery trades the last
 // moments before a power loss for speed: a round is written to the operating system before its calls
-// return, and the log is synced every interval (and at Close), so that a crash of the process still loses
-// nothing, and a power loss at most what the last interval acknowledged, as SQLite's synchronous=NORMAL.
+// return, and the log is synced every interval (and at Close) by a goroutine of its own, which a commit
+// round that Pebble holds does not delay, so that a crash of the process still loses nothing, and a power
+// loss at most what the last interval acknowledged (and the sync under way), as SQLite's synchronous=NORMAL.
 //
 // # Failures
 //
@@ -41,6 +42,10 @@
 // once, on an idle store too, and its Failed channel is closed. From the failure on, the store's files are
 // not changed any more, so that they stay as a crash would have left them: Close releases them and returns
 // the failure, and opening the directory again recovers every change that was acknowledged.
+//
+// The files the store writes beside Pebble's (its sync mark, the copies of logs it cut) are written whole
+// and durably, as WriteFile does, and the directories Open makes are synced into their parents: a loss of
+// power at any moment leaves none of them empty, torn, or gone.
 //
 // Open refuses a damaged store with fifoq.ErrStoreCorrupt, naming the file, and fifoq.New does for damage
 // found as it reads the queue's records. A store that cannot be opened (a full disk, a directory it may not
@@ -99,12 +104,13 @@ type config struct {
 	cacheSize    int64
 	memTableSize uint64
 	logger       *slog.Logger
-	fs           vfs.FS                       // the tests' faults
-	noSyncMark   bool                         // the benchmark of the sync mark's cost
-	syncEvery    time.Duration                // WithSyncEvery; 0 for a sync per commit
-	syncTicks    <-chan time.Time             // the tests' ticks of WithSyncEvery, for its ticker's
-	onWrite      func(repr []byte, sync bool) // the benchmark that replays a store's writes into Pebble alone
-	err          error                        // an option's
+	fs           vfs.FS                           // the tests' faults
+	noSyncMark   bool                             // the benchmark of the sync mark's cost
+	syncEvery    time.Duration                    // WithSyncEvery; 0 for a sync per commit
+	syncTicks    <-chan time.Time                 // the tests' ticks of WithSyncEvery, for its ticker's
+	onWrite      func(repr []byte, sync bool)     // the benchmark that replays a store's writes into Pebble alone
+	onSync       func(began time.Time, done bool) // the power-loss test's record of WithSyncEvery's real syncs
+	err          error                            // an option's
 }
 
 func defaultConfig() config {
@@ -231,8 +237,8 @@ func unborn(names []string) bool {
 const firstManifest = "MANIFEST-000001"
 
 func openEngine(dir string, c config) (*engine, error) {
-	if err := c.fs.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("durable: %w", err)
+	if err := mkdirAllSynced(c.fs, dir, 0o755); err != nil { // durable, so that a power cut cannot take the store's directory back
+		return nil, err
 	}
 	// Check the logs under the directory's lock, so that another process's store is ErrLocked, not
 	// read while it writes; Pebble takes the lock again in Open.
@@ -278,7 +284,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	e.health.fs = c.fs
 	fs := c.fs
 	if e.every > 0 {
-		e.relaxed = newRelaxedFS(fs)
+		e.relaxed = newRelaxedFS(fs, c.onSync)
 		fs = e.relaxed
 	}
 	opts := &pebble.Options{
@@ -388,12 +394,17 @@ type engine struct {
 	onWrite  func(repr []byte, sync bool) // the tests' WithWriteHook, or nil
 
 	// run's own
-	merged     *pebble.Batch // a round's batches, as one
-	latency    time.Duration // a moving average of the time a synced round takes to write and sync
-	unsynced   bool          // WithSyncEvery: a round was written since the last sync of the logs
-	applied    uint64        // the sequence number of the last record written (syncmark.go)
-	logSynced  logSync       // WithSyncEvery: how far the last sync of the logs went, for the mark
-	markBehind bool          // the last write of the sync mark failed (syncmark.go)
+	merged  *pebble.Batch // a round's batches, as one
+	latency time.Duration // a moving average of the time a synced round takes to write and sync
+	written uint64        // the sequence number of the last record applied, synced or not
+
+	// Written by run, read by the goroutine that syncs every interval (WithSyncEvery: syncEvery)
+	unsynced atomic.Bool   // a round was written since the last sync of the logs
+	applied  atomic.Uint64 // the sequence number of the last record in the log, with those before it (syncmark.go)
+
+	// The syncing goroutine's (run's, by default), and run's once that goroutine ended (at Close)
+	logSynced  logSync // WithSyncEvery: how far the last sync of the logs went, for the mark
+	markBehind bool    // the last write of the sync mark failed (syncmark.go)
 
 	mu     sync.Mutex
 	queue  []item // committed, not yet applied

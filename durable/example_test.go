@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 
 	"github.com/fifoq/fifoq"
 	"github.com/fifoq/fifoq/durable"
@@ -58,4 +59,36 @@ func ExampleOpen() {
 	// order 1
 	// order 2
 	// order 3
+}
+
+// WriteFile writes a file beside a store (a key, a setting) so that a crash or a loss of power leaves the
+// old content or the new, never an empty or torn file; MkdirAll makes its directory durably first.
+func ExampleWriteFile() {
+	dir, err := os.MkdirTemp("", "fifoq-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	keys := filepath.Join(dir, "data", "keys")
+	if err := durable.MkdirAll(keys, 0o700); err != nil {
+		log.Fatal(err)
+	}
+	path := filepath.Join(keys, "key.pem")
+	for _, content := range []string{"first key", "second key"} {
+		if err := durable.WriteFile(path, []byte(content), 0o600); err != nil {
+			log.Fatal(err) // path is as it was
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(b), info.Mode().Perm())
+	// Output:
+	// second key -rw-------
 }

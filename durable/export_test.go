@@ -29,6 +29,14 @@ func WithSyncTicks(ticks <-chan time.Time) Option { return func(c *config) { c.s
 // exists only in this package's tests.
 func WithWriteHook(fn func(repr []byte, sync bool)) Option { return func(c *config) { c.onWrite = fn } }
 
+// WithSyncHook calls fn, in a store opened WithSyncEvery, as each real sync of its write-ahead logs begins
+// (done false) and once it succeeded (done true, with the same began): the sync every interval, and the
+// sync of a log as Pebble closes it. Everything written to the logs before began is durable once it is
+// done. It exists only in this package's tests.
+func WithSyncHook(fn func(began time.Time, done bool)) Option {
+	return func(c *config) { c.onSync = fn }
+}
+
 // Tune sets the options of Pebble's that a store opened with no options sets.
 func Tune(o *pebble.Options) { tune(o, defaultConfig()) }
 
@@ -65,4 +73,13 @@ func Flush(e storage.Engine) {
 // through Pebble's events. It exists only in this package's tests.
 func Compact(e storage.Engine) error {
 	return e.(*engine).db.Compact(context.Background(), []byte{0}, bytes.Repeat([]byte{0xff}, 16), false)
+}
+
+// Queued returns how many commits and scans the engine e (from OpenEngine) holds that its loop has not
+// taken yet, for the tests that put several in one round. It exists only in this package's tests.
+func Queued(e storage.Engine) int {
+	en := e.(*engine)
+	en.mu.Lock()
+	defer en.mu.Unlock()
+	return len(en.queue)
 }

@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/fifoq/fifoq v0.1.0
+	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/stretchr/testify v1.12.1
 )
 

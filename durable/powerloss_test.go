@@ -65,7 +65,7 @@ func TestPowerLossRelaxed(t *testing.T) {
 			a = append(a, fmt.Sprintf("a%02d-%s", i, strings.Repeat("a", 1000)))
 		}
 		send(t, q, a...)
-		ticks <- time.Now() // taken by the engine's loop, which syncs before it takes the next send
+		syncNow(ticks) // a real sync, done before the next send
 		for i := range 40 {
 			b = append(b, fmt.Sprintf("b%02d-%s", i, strings.Repeat("b", 4000)))
 		}
@@ -195,7 +195,7 @@ func TestRelaxedRotatedChild(t *testing.T) {
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
 	a, b := rotatedSends(1000)
 	send(t, q, a...)
-	ticks <- time.Now() // taken by the engine's loop, which syncs before it takes the next send
+	syncNow(ticks) // a real sync, done before the next send
 	rotations, since, live := 0, 0, lastOf(t, dir, "*.log")
 	n := 0
 	for ; rotations < 3 || since < 3; n++ {
@@ -351,7 +351,7 @@ func TestCutLogsBounded(t *testing.T) {
 		st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks))
 		q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
 		send(t, q, fmt.Sprintf("a%02d-%s", round, strings.Repeat("a", 1000)))
-		ticks <- time.Now() // taken by the engine's loop, which syncs before it takes the next send
+		syncNow(ticks) // a real sync, done before the next send
 		for i := range 40 {
 			send(t, q, fmt.Sprintf("b%02d-%02d-%s", round, i, strings.Repeat("b", 4000)))
 		}

@@ -18,9 +18,11 @@ var ErrSyncInterval = errors.New("durable: the sync interval must be positive")
 // WithSyncEvery trades the durability of the last moments before a power loss for speed. By default each
 // change a queue acknowledges is on the disk (its write-ahead log synced) before the call returns, so that
 // neither a crash of the process nor a loss of power loses it. With WithSyncEvery(interval), an
-// acknowledged change has been written to the operating system before the call returns, and reaches the
-// disk within interval: a crash of the process (a panic, SIGKILL, the OOM killer) still loses nothing, and
-// a crash of the machine or a loss of power loses at most the changes of the last interval, as SQLite's
+// acknowledged change has been written to the operating system before the call returns, and the log is
+// synced every interval, by a goroutine of its own that no commit waits for or delays (a commit that Pebble
+// holds in a write stall does not hold the sync): a crash of the process (a panic, SIGKILL, the OOM killer)
+// still loses nothing, and a crash of the machine or a loss of power loses at most what was acknowledged
+// after the last sync that completed began, the last interval and the sync under way, as SQLite's
 // synchronous=NORMAL in WAL mode does. Close syncs everything. An interval that is not positive makes Open
 // return ErrSyncInterval.
 //
@@ -42,17 +44,26 @@ func WithSyncEvery(interval time.Duration) Option {
 
 // relaxedFS is the vfs.FS of a store opened WithSyncEvery: a sync of a write-ahead log does nothing, so
 // that Pebble's synced commit returns once the log's records are written to the operating system, and the
-// engine syncs every open log itself every interval (engine.syncLogs). A log is synced before it is closed,
+// engine syncs every open log itself every interval (engine.syncLogs, on the goroutine of startSyncs). A log is synced before it is closed,
 // so that one log is complete on the disk before the next one holds anything synced.
 type relaxedFS struct {
 	vfs.FS
+	onSync func(began time.Time, done bool) // the tests' WithSyncHook, or nil
 
 	mu   sync.Mutex
 	logs map[*relaxedFile]struct{} // the open logs
 }
 
-func newRelaxedFS(fs vfs.FS) *relaxedFS {
-	return &relaxedFS{FS: fs, logs: make(map[*relaxedFile]struct{})}
+func newRelaxedFS(fs vfs.FS, onSync func(began time.Time, done bool)) *relaxedFS {
+	return &relaxedFS{FS: fs, onSync: onSync, logs: make(map[*relaxedFile]struct{})}
+}
+
+// hook tells the tests' WithSyncHook that a real sync began at began, or that the one that began then is
+// done.
+func (fs *relaxedFS) hook(began time.Time, done bool) {
+	if fs.onSync != nil {
+		fs.onSync(began, done)
+	}
 }
 
 func (fs *relaxedFS) wrap(name string, f vfs.File, err error) (vfs.File, error) {
@@ -94,6 +105,8 @@ type logSync struct {
 
 // syncLogs syncs every open log for real, and returns how far it synced the newest one.
 func (fs *relaxedFS) syncLogs() (logSync, error) {
+	began := time.Now()
+	fs.hook(began, false)
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	var newest logSync
@@ -106,6 +119,7 @@ func (fs *relaxedFS) syncLogs() (logSync, error) {
 			newest = logSync{num: f.num, offset: written}
 		}
 	}
+	fs.hook(began, true)
 	return newest, nil
 }
 
@@ -144,7 +158,12 @@ func (f *relaxedFile) Close() error {
 	f.fs.mu.Lock()
 	delete(f.fs.logs, f)
 	f.fs.mu.Unlock()
+	began := time.Now()
+	f.fs.hook(began, false)
 	err := f.File.SyncData()
+	if err == nil {
+		f.fs.hook(began, true)
+	}
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}

@@ -42,7 +42,7 @@ func TestSyncEvery(t *testing.T) {
 		send(t, q, 0, 5)
 		require.Equal(t, n0, syncs.Load(), "syncs of the log during 5 acknowledged sends")
 
-		ticks <- time.Now() // run takes it, and syncs before it takes the next send
+		syncNow(ticks)
 		send(t, q, 5, 1)
 		require.Equal(t, n0+1, syncs.Load(), "syncs once the interval passed")
 		ticks <- time.Now()
@@ -70,6 +70,14 @@ func TestSyncEvery(t *testing.T) {
 		send(t, q, 0, 5)
 		require.Equal(t, n0+5, syncs.Load(), "syncs of the log during 5 sends, one at a time")
 	})
+}
+
+// syncNow hands a store opened WithSyncEvery and WithSyncTicks(ticks) a tick, and returns once the sync
+// it makes is done: the store takes the next tick only then, and a second tick with nothing written in
+// between syncs nothing.
+func syncNow(ticks chan<- time.Time) {
+	ticks <- time.Now()
+	ticks <- time.Now()
 }
 
 // TestSyncEveryNotPositive: an interval that is not positive is refused with ErrSyncInterval, and nothing
@@ -100,11 +108,7 @@ func TestSyncEveryMarkCatchesUp(t *testing.T) {
 		durable.WithLogger(slog.New(logs)))
 	require.NoError(t, err)
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
-	// tick hands the engine's loop a tick and waits until it took the next one: the sync of the first is done.
-	tick := func() {
-		ticks <- time.Now()
-		ticks <- time.Now() // nothing written in between: no sync
-	}
+	tick := func() { syncNow(ticks) }
 
 	send(t, q, "a")
 	tick()

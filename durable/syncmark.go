@@ -107,19 +107,35 @@ func readMark(fs vfs.FS, dir string) (markState, bool, error) {
 // mode or log does not stand for it.
 func openMark(fs vfs.FS, dir string, from markState, seq uint64, lastLog *atomic.Uint64, relaxed bool) (*syncMark, error) {
 	path := fs.PathJoin(dir, syncMarkName)
+	m := &syncMark{path: path, gen: from.gen, seq: from.seq, lastLog: lastLog, relaxed: relaxed}
+	if relaxed {
+		m.seq = 0 // write it
+	}
+	if _, err := fs.Stat(path); errors.Is(err, os.ErrNotExist) {
+		// A new mark is made whole and durable at once (atomicfile.go): a power cut cannot leave it empty,
+		// nor take back its name (its directory is synced).
+		var b [markSlots * markSlotSize]byte
+		gen, at, slot := m.encode(max(seq, from.seq), lastLog.Load(), 0)
+		copy(b[at:], slot)
+		if err := writeFileAtomic(fs, path, tempOf(path), b[:], 0); err != nil {
+			return nil, err
+		}
+		m.gen, m.seq = gen, max(seq, from.seq)
+		if m.f, err = fs.OpenReadWrite(path, vfs.WriteCategoryUnspecified); err != nil {
+			return nil, fmt.Errorf("durable: %s: %w", path, err)
+		}
+		return m, nil
+	}
 	f, err := fs.OpenReadWrite(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return nil, fmt.Errorf("durable: %s: %w", path, err)
 	}
-	m := &syncMark{path: path, f: f, gen: from.gen, seq: from.seq, lastLog: lastLog, relaxed: relaxed}
-	if relaxed {
-		m.seq = 0 // write it
-	}
+	m.f = f
 	if err := m.write(max(seq, from.seq), lastLog.Load(), 0); err != nil {
 		_ = f.Close()
 		return nil, err
 	}
-	if err := f.Sync(); err != nil { // once, so that the file is there
+	if err := f.Sync(); err != nil { // once, so that what Open recorded is there
 		_ = f.Close()
 		return nil, fmt.Errorf("durable: %s: %w", path, err)
 	}
@@ -136,8 +152,27 @@ func (m *syncMark) write(seq, log, offset uint64) error {
 	if seq <= m.seq && m.gen > 0 {
 		return nil
 	}
-	gen := m.gen + 1
-	b := m.buf[:]
+	gen, at, b := m.encode(seq, log, offset)
+	if _, err := m.f.WriteAt(b, at); err != nil {
+		return fmt.Errorf("durable: %s: %w", m.path, err)
+	}
+	if m.relaxed {
+		// One sync per interval, not per acknowledgement: the offset must not be lost with the power, or
+		// Open would take a synced part of the log for its unsynced end.
+		if err := m.f.SyncData(); err != nil {
+			return fmt.Errorf("durable: %s: %w", m.path, err)
+		}
+	}
+	m.gen, m.seq = gen, seq
+	return nil
+}
+
+// encode makes the next slot of the mark, recording seq, log and offset, in m.buf: its generation, its
+// offset in the file, and its bytes. A slot is 40 bytes at a multiple of 40, which a write never tears
+// across a sector; a torn one fails its checksum, and the other slot counts.
+func (m *syncMark) encode(seq, log, offset uint64) (gen uint64, at int64, b []byte) {
+	gen = m.gen + 1
+	b = m.buf[:]
 	var flags uint32
 	if m.relaxed {
 		flags = markRelaxed
@@ -150,18 +185,7 @@ func (m *syncMark) write(seq, log, offset uint64) error {
 	binary.LittleEndian.PutUint64(b[24:], offset)
 	binary.LittleEndian.PutUint32(b[32:], flags)
 	binary.LittleEndian.PutUint32(b[markCRCAt:], crc32.Checksum(b[:markCRCAt], markCRC))
-	if _, err := m.f.WriteAt(b, int64(gen%markSlots)*markSlotSize); err != nil {
-		return fmt.Errorf("durable: %s: %w", m.path, err)
-	}
-	if m.relaxed {
-		// One sync per interval, not per acknowledgement: the offset must not be lost with the power, or
-		// Open would take a synced part of the log for its unsynced end.
-		if err := m.f.SyncData(); err != nil {
-			return fmt.Errorf("durable: %s: %w", m.path, err)
-		}
-	}
-	m.gen, m.seq = gen, seq
-	return nil
+	return gen, int64(gen%markSlots) * markSlotSize, b
 }
 
 // markSynced records that every record up to the sequence number seq is durable. It is the engine's hook:
@@ -316,6 +340,7 @@ func settleKept(fs vfs.FS, dir, kept string, refused bool) string {
 			return to
 		}
 		if err := fs.Rename(kept, to); err == nil {
+			_ = syncDir(fs, dir) // kept for the operator, through a power loss too
 			return to
 		}
 	}

@@ -341,19 +341,15 @@ func cutTorn(fs vfs.FS, dir, path string, logNum uint32, synced uint64) (*logCut
 	fail := func(err error) (*logCut, error) {
 		return nil, fmt.Errorf("durable: %s: cutting the log's torn end at offset %d: %w", path, bad, err)
 	}
-	if err := fs.MkdirAll(keep, 0o755); err != nil {
+	// Each file is written whole and durably (atomicfile.go): a crash or a power cut during the cut leaves
+	// the log as it was or cut, never empty or torn, and it is cut again at the next Open.
+	if err := mkdirAllSynced(fs, keep, 0o755); err != nil {
 		return fail(err)
 	}
-	if err := writeSynced(fs, c.copy, b); err != nil {
+	if err := writeFileAtomic(fs, c.copy, tempOf(c.copy), b, 0); err != nil {
 		return fail(err)
 	}
-	if err := writeSynced(fs, tmp, b[:bad]); err != nil {
-		return fail(err)
-	}
-	if err := fs.Rename(tmp, path); err != nil {
-		return fail(err)
-	}
-	if err := syncDir(fs, dir); err != nil {
+	if err := writeFileAtomic(fs, path, tmp, b[:bad], 0); err != nil {
 		return fail(err)
 	}
 	pruneCuts(fs, keep)
@@ -361,7 +357,7 @@ func cutTorn(fs vfs.FS, dir, path string, logNum uint32, synced uint64) (*logCut
 }
 
 // pruneCuts removes from the directory keep the copies of cut logs but the keptCuts newest, and what a cut
-// cut short left there (a .cut file). Pebble numbers its logs in the order it makes them, and a log is cut
+// cut short left there (a .cut or .tmp file). Pebble numbers its logs in the order it makes them, and a log is cut
 // only while it is a store's newest, so the copies' numbers order the cuts. What cannot be removed is
 // left: a copy is kept for the operator, and its loss fails nothing.
 func pruneCuts(fs vfs.FS, keep string) {
@@ -375,7 +371,7 @@ func pruneCuts(fs vfs.FS, keep string) {
 	}
 	var copies []copied
 	for _, n := range names {
-		if strings.HasSuffix(n, ".log.cut") {
+		if strings.HasSuffix(n, ".log.cut") || strings.HasSuffix(n, ".log"+tempOf("")) {
 			_ = fs.Remove(fs.PathJoin(keep, n))
 			continue
 		}
@@ -388,35 +384,6 @@ func pruneCuts(fs vfs.FS, keep string) {
 	for _, c := range copies[:max(0, len(copies)-keptCuts)] {
 		_ = fs.Remove(fs.PathJoin(keep, c.name))
 	}
-}
-
-// writeSynced writes b to a new file at path, and syncs it.
-func writeSynced(fs vfs.FS, path string, b []byte) error {
-	f, err := fs.Create(path, vfs.WriteCategoryUnspecified)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncDir syncs the directory dir, so that a rename in it is durable.
-func syncDir(fs vfs.FS, dir string) error {
-	d, err := fs.OpenDir(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func readFile(fs vfs.FS, path string) ([]byte, error) {
