@@ -26,7 +26,9 @@ type Sender interface {
 // [Consumer] or a [Batcher], a [Sender], and Delete and ChangeVisibility for code that receives by hand.
 // *Queue is one, and so are a catalogue's queues and the queues of package sqsadapter.
 type QueueClient interface {
+	// Source receives, deletes and changes visibility in batches, for a Consumer or a Batcher.
 	Source
+	// Sender sends.
 	Sender
 	// Delete deletes a received message, as [Queue.Delete].
 	Delete(ctx context.Context, receiptHandle string) error

@@ -40,6 +40,7 @@ var dedupIDs atomic.Uint64
 // in process, a *fifoq.Queue or a catalogue's queue (catalog.Queue). Send, SendGroup and Work take any
 // fifoq.Sender and fifoq.Source, such as the queues of package sqsadapter, which speak to SQS.
 type Queue interface {
+	// QueueClient sends, receives and settles messages.
 	fifoq.QueueClient
 	// Name is the queue's name, for the messages of a failed check.
 	Name() string
