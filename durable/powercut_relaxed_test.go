@@ -102,8 +102,20 @@ func TestPowerCutRelaxed(t *testing.T) {
 			defer func() { require.NoError(t, st.Close()) }()
 			q := openQueue(t, st, fifoq.NewManualClock(t0), "q.fifo")
 			got := bodies(q)
-			require.Len(t, got, tc.before, "what the real sync covered, and nothing after it")
-			require.Equal(t, fmt.Sprintf("a%04d", tc.before-1), got[len(got)-1])
+			// What the real sync covered is there. Of the sends after it, nothing was acknowledged as synced,
+			// but Pebble may have synced its log on its own before the cut (a flush of its memtable does, at
+			// a moment the load of the machine decides): what is there of them is a prefix, in order.
+			require.GreaterOrEqual(t, len(got), tc.before, "what the real sync covered")
+			require.Equal(t, fmt.Sprintf("a%04d", tc.before-1), got[tc.before-1])
+			kept := got[tc.before:]
+			require.Equal(t, []string{"b0", "b1", "b2"}[:len(kept)], kept, "a prefix of the sends after the sync, in order")
+			if len(kept) > 0 {
+				t.Logf("%d of the sends after the real sync were synced by Pebble before the cut: the numbering is not checked", len(kept))
+				r, err := q.Send(context.Background(), fifoq.Message{Body: "c0", GroupID: "g", DeduplicationID: "c0"})
+				require.NoError(t, err)
+				require.Greater(t, r.SequenceNumber, sent.After[len(kept)-1].SequenceNumber, "c0 comes after what the store holds")
+				return
+			}
 			for i, b := range []string{"c0", "c1", "c2"} {
 				r, err := q.Send(context.Background(), fifoq.Message{Body: b, GroupID: "g", DeduplicationID: b})
 				require.NoError(t, err)
