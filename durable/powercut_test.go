@@ -51,13 +51,6 @@ func TestPowerCut(t *testing.T) {
 	if why := lazyUnavailable(); why != "" {
 		t.Skip(why)
 	}
-	// An open finding of the rig (issue 37): seed 3569713093820201457 reopened a store, at round 15, as corrupt,
-	// "the record at offset 49180 is damaged, and the log had been synced up to offset 49191" (the sync mark
-	// ahead of the log). Until it is explained and fixed this campaign runs only when asked for, with
-	// FIFOQ_POWERCUT_ROUNDS or FIFOQ_POWERCUT_SEED set, so that the test command stays green.
-	if os.Getenv("FIFOQ_POWERCUT_ROUNDS") == "" && os.Getenv("FIFOQ_POWERCUT_SEED") == "" {
-		t.Skip("the power-cut campaign runs with FIFOQ_POWERCUT_ROUNDS or FIFOQ_POWERCUT_SEED set (an open finding: seed 3569713093820201457)")
-	}
 	k := crashKnobsOf(t, "FIFOQ_POWERCUT", 24, 25*time.Second, 8, 10*time.Second)
 	h := newPowerHarness(t, k)
 	began := time.Now()

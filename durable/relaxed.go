@@ -97,7 +97,7 @@ func (fs *relaxedFS) Unwrap() vfs.FS { return fs.FS }
 
 // A logSync is how far a sync of the logs synced the newest one: its number, and the bytes written to it
 // before the sync began, which the sync covered. Pebble writes a log in whole chunks, so that is the end
-// of one.
+// of one, or of the mark that ends a log Pebble is closing (cutTorn passes over it).
 type logSync struct {
 	num    uint64
 	offset int64

@@ -125,11 +125,13 @@ func firstBad(b []byte, logNum uint32) int {
 	return len(b)
 }
 
-// endMark reports whether the chunk at off is the mark Pebble writes at the end of a closed log: a chunk
-// of the log numbered one higher (LogWriter.emitEOFTrailer in pebble/v2 record/log_writer.go).
+// endMark reports whether the chunk at off is the mark Pebble writes at the end of a closed log: the header
+// of an empty full chunk of the log numbered one higher, with no checksum (its checksum field is zero;
+// LogWriter.emitEOFTrailer in pebble/v2 record/log_writer.go).
 func endMark(b []byte, off int, logNum uint32) bool {
 	c, ok := chunkAt(b, off)
-	return ok && c.typ >= chunkRecycled && c.logNum == logNum+1 && c.intact(b)
+	return ok && c.typ == chunkRecycled && c.end == off+recycledHeader && c.logNum == logNum+1 &&
+		binary.LittleEndian.Uint32(b[off:]) == 0
 }
 
 func allZero(b []byte) bool {
@@ -320,6 +322,12 @@ func cutTorn(fs vfs.FS, dir, path string, logNum uint32, synced uint64) (*logCut
 		return nil, nil
 	}
 	bad := firstBad(b, logNum)
+	if c, ok := chunkAt(b, bad); ok && endMark(b, bad, logNum) && synced <= uint64(c.end) {
+		// A closed log: Pebble writes its end mark before it closes the file, and a real sync in between
+		// covers the mark too (it rotated away from the log and the power went before the next one held
+		// anything synced).
+		return nil, nil
+	}
 	if uint64(bad) < synced {
 		return nil, fmt.Errorf("%w: %s: the record at offset %d is damaged, and the log had been synced up to offset %d (%s says so)",
 			fifoq.ErrStoreCorrupt, path, bad, synced, syncMarkName)
