@@ -111,8 +111,8 @@ func (q *Queue) commitLocked() {
 	if q.jb == nil && !q.jsync {
 		return
 	}
-	b, sync := q.jb, q.jsync
-	q.jb, q.jsync = nil, false
+	b, sync, reserve := q.jb, q.jsync, q.jreserve
+	q.jb, q.jsync, q.jreserve = nil, false, false
 	if q.jerr != nil {
 		return
 	}
@@ -129,8 +129,16 @@ func (q *Queue) commitLocked() {
 	switch {
 	case err != nil:
 		q.jerr = q.st.fail(err)
+		return
 	case t != nil:
 		q.jlast = t
+	}
+	if reserve {
+		// The record of a new block of sequence numbers: durable before any of them is given out, even on
+		// an engine whose synced commits return before the disk has them (storage.Syncer).
+		if err := q.st.syncer.Sync(); err != nil {
+			q.jerr = q.st.fail(err)
+		}
 	}
 }
 
@@ -224,12 +232,15 @@ func (q *Queue) dropLocked(m *message) {
 	q.removeLocked(m)
 }
 
-// takeSeqLocked gives out the next sequence number; a durable queue records a new limit every seqBlock.
+// takeSeqLocked gives out the next sequence number; a durable queue records a new limit every seqBlock,
+// and, on a store that syncs on demand, syncs it before the call under way ends (commitLocked): no number
+// reaches a caller before a durable record reserves it, so that a loss of power cannot give it out again.
 func (q *Queue) takeSeqLocked() uint64 {
 	q.nextSeq++
 	if q.st != nil && q.nextSeq > q.seqLimit {
 		q.seqLimit = q.nextSeq + seqBlock
 		q.putQueueLocked()
+		q.jreserve = q.st.syncer != nil
 	}
 	return q.nextSeq
 }

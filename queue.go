@@ -64,10 +64,11 @@ type Queue struct {
 	moved     []deadLettered     // to log once the lock is released
 
 	// The journal of a durable queue (journal.go): the records of the call under way, whether it must
-	// sync them, the last batch it committed and the error of a commit; the highest sequence number
-	// recorded as given out; and buffers to encode records in.
+	// sync them, whether they reserve a new block of sequence numbers, the last batch it committed and the
+	// error of a commit; the highest sequence number recorded as given out; and buffers to encode records in.
 	jb         storage.Batch
 	jsync      bool
+	jreserve   bool
 	jlast      storage.Ticket
 	jerr       error
 	seqLimit   uint64

@@ -31,6 +31,7 @@ import (
 // on; open the directory again to recover what is on disk.
 type Store struct {
 	eng      storage.Engine
+	syncer   storage.Syncer // eng, if it can sync on demand: a queue reserves its sequence numbers with it
 	location string
 
 	// failed is set once: the error every change returns after the store failed or was closed.
@@ -71,6 +72,7 @@ var (
 // ErrStoreFailed.
 func OpenStore(e storage.Engine, location string) (*Store, error) {
 	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord)}
+	s.syncer, _ = e.(storage.Syncer)
 	s.open.Store(&map[string]*Queue{})
 	formatSeen := false
 	err := e.Scan([]byte{keyFormat}, []byte{keyQueue + 1}, func(k, v []byte) error {

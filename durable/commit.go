@@ -139,7 +139,7 @@ func (e *engine) run() {
 		if closing {
 			if stopSyncs != nil {
 				stopSyncs()
-				e.syncLogs()
+				_ = e.syncLogs() // an error failed the store, which Close returns
 			}
 			e.mu.Lock()
 			e.round.err = storage.ErrClosed
@@ -186,7 +186,7 @@ func (e *engine) startSyncs() (stop func()) {
 			case <-quit:
 				return
 			case <-tick:
-				e.syncLogs()
+				_ = e.syncLogs() // an error failed the store
 			}
 		}
 	}()
@@ -331,10 +331,16 @@ func (e *engine) write(batches []*batch, opts *pebble.WriteOptions, wrote *bool)
 
 // syncLogs syncs the logs, with WithSyncEvery, when a round was written since they were last synced; when
 // none was, it writes the sync mark again if its last write failed (markSynced). It runs on the goroutine
-// of startSyncs, and once that one ended, on run's, at Close.
-func (e *engine) syncLogs() {
-	if e.relaxed == nil || e.failed() {
-		return
+// of startSyncs, and once that one ended, on run's, at Close; and on a caller's, in Sync. It returns the
+// error that failed the store, if it did.
+func (e *engine) syncLogs() error {
+	if e.relaxed == nil {
+		return nil
+	}
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	if err := e.brokenErr(); err != nil {
+		return err
 	}
 	// What was applied before the sync begins is written to the logs (Pebble wrote it before Apply
 	// returned), so the sync covers it: the mark records no more than that.
@@ -343,17 +349,34 @@ func (e *engine) syncLogs() {
 		if e.markBehind {
 			e.markSynced(applied) // what the last sync covered: nothing was applied since
 		}
-		return
+		return nil
 	}
 	applied = e.applied.Load() // after the Swap: a round written since sets unsynced again
 	start := time.Now()
 	synced, err := e.relaxed.syncLogs()
 	if err != nil {
 		e.fail(fmt.Errorf("sync of the log: %w", err))
-		return
+		return e.brokenErr()
 	}
 	e.logSynced = synced
 	e.synced(applied, time.Since(start))
+	return nil
+}
+
+// Sync makes every batch committed before it durable (storage.Syncer): it commits an empty batch with a
+// sync and waits for it, which by default syncs the log; with WithSyncEvery, that only writes the log, and
+// Sync then syncs the logs itself, at once, rather than at the next interval. A queue calls it after it
+// records a new block of sequence numbers, before it gives out the first of them: once per 4096 numbers,
+// and once after each start.
+func (e *engine) Sync() error {
+	t, err := e.Commit(e.NewBatch(), true)
+	if err != nil {
+		return err
+	}
+	if err := t.Wait(); err != nil {
+		return err
+	}
+	return e.syncLogs()
 }
 
 // synced runs after each successful sync of the write-ahead log, which covered every record up to the

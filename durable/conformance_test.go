@@ -2,6 +2,7 @@ package durable_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/fifoq/fifoq/durable"
 	"github.com/fifoq/fifoq/storage"
@@ -13,5 +14,13 @@ func TestEngineConformance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) storagetest.Opener {
 		dir := t.TempDir()
 		return func() (storage.Engine, error) { return durable.OpenEngine(dir) }
+	})
+}
+
+// So does the engine of a store opened WithSyncEvery, whose syncs are every interval.
+func TestEngineConformanceRelaxed(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T) storagetest.Opener {
+		dir := t.TempDir()
+		return func() (storage.Engine, error) { return durable.OpenEngine(dir, durable.WithSyncEvery(time.Hour)) }
 	})
 }

@@ -52,7 +52,6 @@ type crashTotals struct {
 	moved, dlqSeen, released, releaseRefused            int
 	moveTasks, moveRounds                               int // move tasks started; rounds that started one
 	syncAck, syncRelaxed                                int // children that synced at each acknowledgement; WithSyncEvery
-	reissued                                            int // MessageIDs of messages a power cut took back given to others
 }
 
 // crashBody is one body (one identity) and everything that happened to it. Its instances are the messages
@@ -136,8 +135,8 @@ func (m *crashModel) learn(msg, id, where string) {
 		return
 	}
 	if other, ok := m.forgotten[msg]; ok && other != id {
-		m.totals.reissued++
-		delete(m.forgotten, msg)
+		m.problem("%s MessageID %s of %s (%s) was %s's, which a power cut took back: given out twice", vInvented, msg, id, where, other)
+		return
 	}
 	m.byMsg[msg] = id
 }

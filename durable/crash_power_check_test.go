@@ -177,9 +177,9 @@ func (b *crashBody) delivered() int {
 	return n
 }
 
-// forget drops what the model knows of MessageID msg of body id, a message a power cut took back: the
-// queue gives a later message its number, and so its MessageID (and, on a FIFO queue, its sequence
-// number), again. reissued counts those that come back on another body.
+// forget drops what the model knows of MessageID msg of body id, a message a power cut took back, which
+// the same body may take again (a retried send); another body that takes it is a violation (learn): a
+// queue reserves its numbers durably before it gives them out.
 func (m *crashModel) forget(msg, id string) {
 	if msg != "" && m.byMsg[msg] == id {
 		delete(m.byMsg, msg)

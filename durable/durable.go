@@ -402,7 +402,9 @@ type engine struct {
 	unsynced atomic.Bool   // a round was written since the last sync of the logs
 	applied  atomic.Uint64 // the sequence number of the last record in the log, with those before it (syncmark.go)
 
-	// The syncing goroutine's (run's, by default), and run's once that goroutine ended (at Close)
+	// With WithSyncEvery, syncLogs's, under syncMu (on the syncing goroutine, a caller's in Sync, run's at
+	// Close); by default, run's synced rounds'
+	syncMu     sync.Mutex
 	logSynced  logSync // WithSyncEvery: how far the last sync of the logs went, for the mark
 	markBehind bool    // the last write of the sync mark failed (syncmark.go)
 

@@ -81,10 +81,13 @@ func (e *engine) fail(err error) {
 func (e *engine) Failed() <-chan struct{} { return e.failedCh }
 
 // failed reports whether the store refuses commits.
-func (e *engine) failed() bool {
+func (e *engine) failed() bool { return e.brokenErr() != nil }
+
+// brokenErr returns the error that broke the engine, or nil.
+func (e *engine) brokenErr() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.broken != nil
+	return e.broken
 }
 
 // events are what the engine does on Pebble's events: a failed flush (a full disk) fails the store, which

@@ -39,8 +39,11 @@ func TestSyncEvery(t *testing.T) {
 		q, err := fifoq.New("q.fifo", fifoq.WithStore(st))
 		require.NoError(t, err)
 		n0 := syncs.Load()
-		send(t, q, 0, 5)
-		require.Equal(t, n0, syncs.Load(), "syncs of the log during 5 acknowledged sends")
+		send(t, q, 0, 1)
+		require.Equal(t, n0+1, syncs.Load(), "the first send syncs the record of the queue's first block of sequence numbers")
+		n0++
+		send(t, q, 1, 4)
+		require.Equal(t, n0, syncs.Load(), "syncs of the log during 4 more acknowledged sends")
 
 		syncNow(ticks)
 		send(t, q, 5, 1)

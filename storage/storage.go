@@ -58,6 +58,21 @@ type Engine interface {
 	Close() error
 }
 
+// A Syncer is an Engine that can make what was committed durable on demand. An engine whose synced
+// Tickets may return before the disk has their batches (package durable's WithSyncEvery, which syncs its
+// log every interval instead) must implement it for queues to keep their numbering across a loss of power;
+// any engine may. A queue calls Sync under its lock after it records a new block of sequence numbers and
+// before it gives out the first of them (once per 4096 numbers, and once after each open), so that it
+// never gives out a sequence number, and so a MessageID, that no durable record reserves: a power loss
+// could otherwise take back the record, and the queue give the numbers of the messages lost to new ones.
+type Syncer interface {
+	// Engine is the engine that syncs.
+	Engine
+	// Sync returns once every batch committed before the call is durable, as a synced Ticket's Wait does
+	// by default, or with the error that kept them from being so, which breaks the engine.
+	Sync() error
+}
+
 // A Batch is a group of writes applied atomically: all of them or, after a crash, none.
 type Batch interface {
 	// Set writes value under key. The batch copies both.

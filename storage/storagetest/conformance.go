@@ -53,6 +53,7 @@ var conformance = []struct {
 	{"ConcurrentCommits", testConcurrentCommits},
 	{"LargeValue", testLargeValue},
 	{"InSynctestBubble", testInBubble},
+	{"Syncer", testSyncer},
 }
 
 // kvPair is a key and its value as a Scan saw them.
@@ -284,6 +285,40 @@ func testCloseKeeps(t *testing.T, open Opener) {
 	}
 	e = mustOpen(t, open)
 	want(t, scan(t, e, allLo, allHi), "synced", "1", "unsynced", "2")
+}
+
+// testSyncer: an engine that implements storage.Syncer syncs what was committed without a sync, counts the
+// sync if it counts syncs, and refuses to once closed.
+func testSyncer(t *testing.T, open Opener) {
+	e, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := e.(storage.Syncer)
+	if !ok {
+		_ = e.Close()
+		t.Skip("the engine does not implement storage.Syncer")
+	}
+	b := e.NewBatch()
+	b.Set([]byte("k"), []byte("v"))
+	if _, err := e.Commit(b, false); err != nil {
+		t.Fatal(err)
+	}
+	before := e.Health().Syncs
+	if err := s.Sync(); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if h := e.Health(); h.Syncs != 0 && h.Syncs <= before {
+		t.Fatalf("Health counts %d syncs after Sync, %d before", h.Syncs, before)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Sync(); !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Sync after Close: %v, want storage.ErrClosed", err)
+	}
+	e = mustOpen(t, open)
+	want(t, scan(t, e, allLo, allHi), "k", "v")
 }
 
 func testClosed(t *testing.T, open Opener) {
