@@ -198,7 +198,8 @@ func (l *lazyFS) abort() {
 	}
 }
 
-// setMode sets the metadata mode from now on: what is pending stays pending until a sync or a cut.
+// setMode sets the metadata mode from now on: what is pending stays pending until a sync or a cut, or, in
+// the lenient mode, a later change in its directory (record).
 func (l *lazyFS) setMode(strict bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -374,6 +375,12 @@ func (l *lazyFS) dirSynced(ino uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stats.dirSyncs++
+	l.durableIn(ino)
+}
+
+// durableIn makes the metadata changes in the directory with inode ino durable, those that wait for no
+// other directory; l.mu is held.
+func (l *lazyFS) durableIn(ino uint64) {
 	var gone []string // directories whose removal became durable
 	kept := l.ops[:0]
 	for _, op := range l.ops {
@@ -414,8 +421,15 @@ func (l *lazyFS) dirSynced(ino uint64) {
 }
 
 // record records a metadata change in the strict mode; l.mu is held.
+//
+// In the lenient mode the change is durable at once, and so are the changes in its directories before it
+// that the strict mode left pending (the mode changed since): a file system's journal commits a directory's
+// changes in order, so a removal cannot come back over a later entry of the same name.
 func (l *lazyFS) record(op *lazyOp, dirs ...uint64) {
 	if !l.strict {
+		for _, d := range dirs {
+			l.durableIn(d)
+		}
 		if op.grave != "" {
 			_ = os.RemoveAll(op.grave)
 		}
