@@ -322,7 +322,7 @@ func cutTorn(fs vfs.FS, dir, path string, logNum uint32, synced uint64) (*logCut
 		return nil, nil
 	}
 	bad := firstBad(b, logNum)
-	if c, ok := chunkAt(b, bad); ok && endMark(b, bad, logNum) && synced <= uint64(c.end) {
+	if endMark(b, bad, logNum) && synced <= uint64(bad+recycledHeader) {
 		// A closed log: Pebble writes its end mark before it closes the file, and a real sync in between
 		// covers the mark too (it rotated away from the log and the power went before the next one held
 		// anything synced).
