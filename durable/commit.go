@@ -187,6 +187,9 @@ func (e *engine) startSyncs() (stop func()) {
 				return
 			case <-tick:
 				_ = e.syncLogs() // an error failed the store
+				if e.ticked != nil {
+					e.ticked <- struct{}{}
+				}
 			}
 		}
 	}()

@@ -108,6 +108,7 @@ type config struct {
 	noSyncMark   bool                             // the benchmark of the sync mark's cost
 	syncEvery    time.Duration                    // WithSyncEvery; 0 for a sync per commit
 	syncTicks    <-chan time.Time                 // the tests' ticks of WithSyncEvery, for its ticker's
+	syncTicked   chan<- struct{}                  // told when the sync of each of the tests' ticks is done
 	onWrite      func(repr []byte, sync bool)     // the benchmark that replays a store's writes into Pebble alone
 	onSync       func(began time.Time, done bool) // the power-loss test's record of WithSyncEvery's real syncs
 	err          error                            // an option's
@@ -280,7 +281,7 @@ func openEngine(dir string, c config) (*engine, error) {
 	defer cache.Unref()
 	e := &engine{dir: dir, log: c.logger, manifest: manifest, kept: kept, fence: newFence(), wake: make(chan struct{}, 1),
 		full: make(chan struct{}, 1), exited: make(chan struct{}), openFailed: onceSignal{c: make(chan struct{})}, failedCh: make(chan struct{}),
-		every: c.syncEvery, ticks: c.syncTicks, onWrite: c.onWrite}
+		every: c.syncEvery, ticks: c.syncTicks, ticked: c.syncTicked, onWrite: c.onWrite}
 	e.health.fs = c.fs
 	fs := c.fs
 	if e.every > 0 {
@@ -390,6 +391,7 @@ type engine struct {
 	health   health                       // health.go
 	every    time.Duration                // WithSyncEvery's interval, or 0: a sync per round
 	ticks    <-chan time.Time             // the tests' ticks for WithSyncEvery, or nil
+	ticked   chan<- struct{}              // told when the sync of each of the tests' ticks is done
 	relaxed  *relaxedFS                   // WithSyncEvery's
 	onWrite  func(repr []byte, sync bool) // the tests' WithWriteHook, or nil
 

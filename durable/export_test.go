@@ -20,9 +20,29 @@ func WithFS(fs vfs.FS) Option { return func(c *config) { c.fs = fs } }
 // the mark costs. It exists only in this package's tests.
 func WithoutSyncMark() Option { return func(c *config) { c.noSyncMark = true } }
 
-// WithSyncTicks makes a store opened WithSyncEvery sync its log when ticks delivers, rather than on a
+// SyncTicks are the ticks of the interval of a store opened WithSyncEvery and WithSyncTicks, which the tests
+// give. It exists only in this package's tests.
+type SyncTicks struct {
+	tick chan time.Time
+	done chan struct{}
+}
+
+// NewSyncTicks returns ticks for WithSyncTicks.
+func NewSyncTicks() *SyncTicks {
+	return &SyncTicks{tick: make(chan time.Time), done: make(chan struct{})}
+}
+
+// Tick is one tick of the interval: it returns once the sync it starts is done (or found nothing to sync).
+func (s *SyncTicks) Tick() {
+	s.tick <- time.Now()
+	<-s.done
+}
+
+// WithSyncTicks makes a store opened WithSyncEvery sync its log at each of ticks' Tick, rather than on a
 // ticker of its own, so that the tests decide when. It exists only in this package's tests.
-func WithSyncTicks(ticks <-chan time.Time) Option { return func(c *config) { c.syncTicks = ticks } }
+func WithSyncTicks(ticks *SyncTicks) Option {
+	return func(c *config) { c.syncTicks, c.syncTicked = ticks.tick, ticks.done }
+}
 
 // WithWriteHook calls fn with each write the store makes to Pebble (a batch's representation, valid during the
 // call) and whether it is synced, for the benchmark that replays a store's writes into Pebble alone. It

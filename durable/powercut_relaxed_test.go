@@ -45,7 +45,7 @@ func TestPowerCutRelaxedChild(t *testing.T) {
 	}
 	n, err := strconv.Atoi(ns)
 	require.NoError(t, err)
-	ticks := make(chan time.Time)
+	ticks := durable.NewSyncTicks()
 	st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks))
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q.fifo")
 	var sent relaxedSent
@@ -59,7 +59,7 @@ func TestPowerCutRelaxedChild(t *testing.T) {
 		require.NoError(t, err)
 		sent.Before = rs[len(rs)-1]
 	}
-	syncNow(ticks) // a real sync, done before the next send
+	ticks.Tick() // a real sync, done before the next send
 	for _, b := range []string{"b0", "b1", "b2"} {
 		r, err := q.Send(context.Background(), fifoq.Message{Body: b, GroupID: "g", DeduplicationID: b})
 		require.NoError(t, err)

@@ -58,14 +58,14 @@ func TestPowerLossRelaxed(t *testing.T) {
 	// it is open, its log's path in the copy, and the offset the mark says the real sync covered.
 	crashed := func(t *testing.T) (image, log string, synced int64, a, b []string) {
 		dir := t.TempDir()
-		ticks := make(chan time.Time)
+		ticks := durable.NewSyncTicks()
 		st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks))
 		q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
 		for i := range 10 {
 			a = append(a, fmt.Sprintf("a%02d-%s", i, strings.Repeat("a", 1000)))
 		}
 		send(t, q, a...)
-		syncNow(ticks) // a real sync, done before the next send
+		ticks.Tick() // a real sync, done before the next send
 		for i := range 40 {
 			b = append(b, fmt.Sprintf("b%02d-%s", i, strings.Repeat("b", 4000)))
 		}
@@ -197,7 +197,7 @@ func TestPowerLossRelaxedClosedLog(t *testing.T) {
 	t.Parallel()
 	closed := func(t *testing.T) (dir, log string, end uint64, a []string) {
 		dir = t.TempDir()
-		ticks := make(chan time.Time)
+		ticks := durable.NewSyncTicks()
 		st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks))
 		q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
 		for i := range 10 {
@@ -265,12 +265,12 @@ func TestRelaxedRotatedChild(t *testing.T) {
 	if dir == "" {
 		return
 	}
-	ticks := make(chan time.Time)
+	ticks := durable.NewSyncTicks()
 	st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks), durable.WithMemTableSize(64<<10))
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
 	a, b := rotatedSends(1000)
 	send(t, q, a...)
-	syncNow(ticks) // a real sync, done before the next send
+	ticks.Tick() // a real sync, done before the next send
 	rotations, since, live := 0, 0, lastOf(t, dir, "*.log")
 	n := 0
 	for ; rotations < 3 || since < 3; n++ {
@@ -422,11 +422,11 @@ func TestCutLogsBounded(t *testing.T) {
 	cuts := filepath.Join(dir, "fifoq-cut-logs")
 	var made []string // the logs cut, in order
 	for round := range 10 {
-		ticks := make(chan time.Time)
+		ticks := durable.NewSyncTicks()
 		st := openStore(t, dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks))
 		q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
 		send(t, q, fmt.Sprintf("a%02d-%s", round, strings.Repeat("a", 1000)))
-		syncNow(ticks) // a real sync, done before the next send
+		ticks.Tick() // a real sync, done before the next send
 		for i := range 40 {
 			send(t, q, fmt.Sprintf("b%02d-%02d-%s", round, i, strings.Repeat("b", 4000)))
 		}

@@ -29,7 +29,7 @@ func TestSyncEveryWhileRoundHeld(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fs := &holdFS{FS: vfs.Default, held: make(chan struct{}), release: make(chan struct{}), marked: -1}
-	ticks := make(chan time.Time)
+	ticks := durable.NewSyncTicks()
 	var mu sync.Mutex
 	var synced []time.Time // when each real sync that is done began
 	st, err := durable.Open(dir, durable.WithFS(fs), durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks),
@@ -56,7 +56,7 @@ func TestSyncEveryWhileRoundHeld(t *testing.T) {
 	before := fs.syncs.Load()
 	taken := make(chan struct{})
 	go func() {
-		syncNow(ticks)
+		ticks.Tick()
 		close(taken)
 	}()
 	var deadline <-chan time.Time

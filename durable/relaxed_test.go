@@ -32,7 +32,7 @@ func TestSyncEvery(t *testing.T) {
 	t.Run("every", func(t *testing.T) {
 		dir := t.TempDir()
 		var syncs atomic.Int64
-		ticks := make(chan time.Time)
+		ticks := durable.NewSyncTicks()
 		st, err := durable.Open(dir, durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks),
 			durable.WithSyncCount(&syncs), durable.WithLogger(quiet))
 		require.NoError(t, err)
@@ -45,11 +45,11 @@ func TestSyncEvery(t *testing.T) {
 		send(t, q, 1, 4)
 		require.Equal(t, n0, syncs.Load(), "syncs of the log during 4 more acknowledged sends")
 
-		syncNow(ticks)
+		ticks.Tick()
 		send(t, q, 5, 1)
 		require.Equal(t, n0+1, syncs.Load(), "syncs once the interval passed")
-		ticks <- time.Now()
-		ticks <- time.Now() // nothing written since the last sync: no sync
+		ticks.Tick()
+		ticks.Tick() // nothing written since the last sync: no sync
 		send(t, q, 6, 1)
 		require.Equal(t, n0+2, syncs.Load(), "syncs after three ticks, one of them after nothing was written")
 
@@ -75,14 +75,6 @@ func TestSyncEvery(t *testing.T) {
 	})
 }
 
-// syncNow hands a store opened WithSyncEvery and WithSyncTicks(ticks) a tick, and returns once the sync
-// it makes is done: the store takes the next tick only then, and a second tick with nothing written in
-// between syncs nothing.
-func syncNow(ticks chan<- time.Time) {
-	ticks <- time.Now()
-	ticks <- time.Now()
-}
-
 // TestSyncEveryNotPositive: an interval that is not positive is refused with ErrSyncInterval, and nothing
 // is made.
 func TestSyncEveryNotPositive(t *testing.T) {
@@ -105,13 +97,13 @@ func TestSyncEveryMarkCatchesUp(t *testing.T) {
 	dir := t.TempDir()
 	fs := newFaultFS(func(name string) bool { return filepath.Base(name) == "fifoq-synced" })
 	fs.faulted = make(chan struct{}, 1)
-	ticks := make(chan time.Time)
+	ticks := durable.NewSyncTicks()
 	logs := &logHandler{}
 	st, err := durable.Open(dir, durable.WithFS(fs), durable.WithSyncEvery(time.Hour), durable.WithSyncTicks(ticks),
 		durable.WithLogger(slog.New(logs)))
 	require.NoError(t, err)
 	q := openQueue(t, st, fifoq.NewManualClock(t0), "q")
-	tick := func() { syncNow(ticks) }
+	tick := ticks.Tick
 
 	send(t, q, "a")
 	tick()
@@ -124,7 +116,7 @@ func TestSyncEveryMarkCatchesUp(t *testing.T) {
 
 	send(t, q, "b")
 	fs.mode.Store(diskFull) // the mark's write fails, once
-	ticks <- time.Now()
+	ticks.Tick()
 	<-fs.faulted // after the log's sync
 	fs.mode.Store(healthy)
 	require.NoError(t, st.Err(), "a failed write of the mark fails no store: the log's sync succeeded")
