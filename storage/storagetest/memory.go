@@ -169,11 +169,12 @@ func (m *Memory) applyLocked(b *memBatch) {
 		case opDelete:
 			delete(m.sets, o.key)
 		case opDeleteRange:
-			for k := range m.sets {
-				if k >= o.key && k < o.hi {
-					delete(m.sets, k)
-				}
-			}
+			// Every key of sets is live: the live keys in the range are those to forget, without a walk
+			// over every key set (a queue's creation removes its range of keys, each time).
+			m.live.AscendRange(kv{key: o.key}, kv{key: o.hi}, func(x kv) bool {
+				delete(m.sets, x.key)
+				return true
+			})
 		}
 		applyOp(m.live, o)
 	}
