@@ -51,7 +51,7 @@ func snsClientEnv(t *testing.T) []string {
 
 func snsRun(t *testing.T, env []string, path string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testDeadline(t) // go test's -timeout, not a time a slow machine reaches
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = env
@@ -183,4 +183,13 @@ func TestSNSClientsAWSCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testDeadline returns a context that ends 30 s before go test's -timeout (with the test, if there is none),
+// so that a program the test runs is stopped and reported before the test binary is.
+func testDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	if d, ok := t.Deadline(); ok {
+		return context.WithDeadline(t.Context(), d.Add(-30*time.Second))
+	}
+	return context.WithCancel(t.Context())
 }

@@ -100,7 +100,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		t.Skip("builds the Lambda Runtime Interface Emulator (about a minute); skipped with -short")
 	}
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := testDeadline(t) // go test's -timeout, not a time a slow machine reaches
 	defer cancel()
 	dir := t.TempDir()
 	start := time.Now()
@@ -222,4 +222,13 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 	require.Equal(t, uint64(5), m.Records)
 	require.Equal(t, uint64(2), m.ItemFailures)
 	require.Equal(t, uint64(1), m.Errors[lambdaevents.ErrorFunction])
+}
+
+// testDeadline returns a context that ends 30 s before go test's -timeout (with the test, if there is none),
+// so that a program the test runs is stopped and reported before the test binary is.
+func testDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	if d, ok := t.Deadline(); ok {
+		return context.WithDeadline(t.Context(), d.Add(-30*time.Second))
+	}
+	return context.WithCancel(t.Context())
 }

@@ -111,10 +111,10 @@ func clEnv(t *testing.T) (env []string, home string) {
 }
 
 // clRun runs a program and returns its output and exit code; it fails the test if the program cannot be run
-// or does not end within two minutes.
+// or does not end before go test's -timeout.
 func clRun(t *testing.T, env []string, dir, path string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testDeadline(t) // go test's -timeout, not a time a slow machine reaches
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env, cmd.Dir = env, dir
@@ -294,4 +294,13 @@ func TestClientsAWSCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testDeadline returns a context that ends 30 s before go test's -timeout (with the test, if there is none),
+// so that a program the test runs is stopped and reported before the test binary is.
+func testDeadline(t *testing.T) (context.Context, context.CancelFunc) {
+	if d, ok := t.Deadline(); ok {
+		return context.WithDeadline(t.Context(), d.Add(-30*time.Second))
+	}
+	return context.WithCancel(t.Context())
 }
