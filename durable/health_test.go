@@ -37,7 +37,9 @@ func TestHealth(t *testing.T) {
 	h1 := st.Health()
 	require.NoError(t, h1.Err)
 	require.Equal(t, h0.Syncs+n, h1.Syncs, "one sync per send of a lone caller")
-	require.GreaterOrEqual(t, h1.DiskBytes, h0.DiskBytes+n*size, "the log holds the bodies")
+	// Not h0.DiskBytes+n*size: a new store's directory may still hold, at h0, an OPTIONS file that Pebble has
+	// replaced and deletes on a goroutine of its own (2,782 bytes; seen on a loaded machine).
+	require.GreaterOrEqual(t, h1.DiskBytes, int64(n*size), "the log holds the bodies")
 
 	fs.mode.Store(diskFull)
 	_, err := q.Send(context.Background(), fifoq.Message{Body: "lost"})
