@@ -36,9 +36,9 @@ type Store struct {
 
 	// failed is set once: the error every change returns after the store failed or was closed.
 	failed atomic.Pointer[error]
-	// open holds the queues open on the store by name. It is replaced whole under mu, so a queue can look a
-	// source up while it holds its own lock, which must not wait for mu.
-	open atomic.Pointer[map[string]*Queue]
+	// open holds the queues open on the store: name → *Queue. It changes under mu, and is read without it,
+	// so a queue can look a source up while it holds its own lock, which must not wait for mu.
+	open sync.Map
 
 	// mu guards the fields below. Lock order: Store.mu before Queue.mu.
 	mu      sync.Mutex
@@ -73,7 +73,6 @@ var (
 func OpenStore(e storage.Engine, location string) (*Store, error) {
 	s := &Store{eng: e, location: location, catalog: make(map[string]*queueRecord)}
 	s.syncer, _ = e.(storage.Syncer)
-	s.open.Store(&map[string]*Queue{})
 	formatSeen := false
 	err := e.Scan([]byte{keyFormat}, []byte{keyQueue + 1}, func(k, v []byte) error {
 		switch k[0] {
@@ -152,14 +151,16 @@ func (s *Store) Close() error {
 	s.closed = true
 	closed := fmt.Errorf("%w: %s", ErrStoreClosed, s.location)
 	s.failed.CompareAndSwap(nil, &closed)
-	open := *s.open.Load()
 	s.mu.Unlock()
-	for _, q := range open {
+	// Closed, the store opens no queue more, so the range sees every queue that can commit.
+	s.open.Range(func(_, v any) bool {
 		// A barrier: a call under way now commits nothing and returns ErrStoreClosed, so once every
 		// queue's lock was taken, no batch can reach the engine after its Close.
+		q := v.(*Queue)
 		q.mu.Lock()
 		q.mu.Unlock() //lint:ignore SA2001 an empty critical section is the barrier
-	}
+		return true
+	})
 	return s.eng.Close()
 }
 
@@ -257,17 +258,19 @@ func (s *Store) Failed() <-chan struct{} { return s.eng.Failed() }
 
 // setOpen records q as the open queue of that name, or forgets the name when q is nil. s.mu must be held.
 func (s *Store) setOpen(name string, q *Queue) {
-	m := maps.Clone(*s.open.Load())
 	if q == nil {
-		delete(m, name)
+		s.open.Delete(name)
 	} else {
-		m[name] = q
+		s.open.Store(name, q)
 	}
-	s.open.Store(&m)
 }
 
 // openQueue returns the queue of that name open on the store, or nil.
-func (s *Store) openQueue(name string) *Queue { return (*s.open.Load())[name] }
+func (s *Store) openQueue(name string) *Queue {
+	v, _ := s.open.Load(name)
+	q, _ := v.(*Queue)
+	return q
+}
 
 // seqBlock is how many sequence numbers a queue takes at a time: the catalog record is written once per
 // seqBlock messages, and a restart skips at most that many.
